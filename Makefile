@@ -1,0 +1,116 @@
+# tierd — build, test, install. `make help` lists the targets.
+
+CC ?= gcc
+PKG_CONFIG ?= pkg-config
+BUILD ?= build
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR ?= /lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+PKGS := libsystemd json-c numa libcgroup
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Werror=undef -Wmissing-field-initializers -Wshadow
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CFLAGS) $(PKG_CFLAGS)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+POLICY_SRC := $(sort $(wildcard policy/*.c))
+CTL_SRC := $(filter-out controller/tierd.c controller/tierctl.c,$(sort $(wildcard controller/*.c)))
+LIB_SRC := $(POLICY_SRC) $(CTL_SRC)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/test/%)
+HDRS := $(wildcard policy/*.h controller/*.h tests/*.h)
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps check demo install clean help tests
+
+all: $(BUILD)/tierd $(BUILD)/tierctl
+
+help:
+	@echo "make            build $(BUILD)/tierd and $(BUILD)/tierctl"
+	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
+	@echo "make check      build and run every test (ASan+UBSan test build)"
+	@echo "make demo       one tick against the bundled four-tier fixture machine"
+	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
+	@echo "V=1             show full commands"
+
+deps:
+	$(Q)tests/deps.sh
+
+$(BUILD)/obj/%.o: %.c $(HDRS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/%.o: %.c $(HDRS)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -c -o $@ $<
+
+$(BUILD)/tierd: $(BUILD)/obj/controller/tierd.o $(LIB_OBJ)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(LIB_OBJ)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# Sanitized daemon and CLI for the integration tests.
+$(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SAN_OBJ)
+	$(call msg,LD-SAN,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SAN_OBJ)
+	$(call msg,LD-SAN,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/test/%: tests/%.c $(SAN_OBJ) $(HDRS)
+	$(call msg,LD-SAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -o $@ $< $(SAN_OBJ) $(PKG_LIBS)
+
+tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl
+
+# Installs what is missing first, so a fresh machine needs only this.
+check:
+	$(Q)tests/deps.sh --if-missing
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
+
+# One tick of the daemon against the bundled four-tier fixture machine.
+demo: all
+	$(Q)mkdir -p $(BUILD)/demo
+	$(Q)$(BUILD)/tierd --root tests/fixtures/four-tier --config configs/tierd.json \
+		--policy-dir configs/policies.d --once --log-target=stderr --log-level=notice \
+		--metrics-file $(BUILD)/demo/tierd.prom --state-file $(BUILD)/demo/state.json
+
+install: all
+	install -Dm0755 $(BUILD)/tierd $(DESTDIR)$(PREFIX)/sbin/tierd
+	install -Dm0755 $(BUILD)/tierctl $(DESTDIR)$(PREFIX)/bin/tierctl
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/tierd.service > $(BUILD)/tierd.service
+	install -Dm0644 $(BUILD)/tierd.service $(DESTDIR)$(UNITDIR)/tierd.service
+	install -Dm0644 configs/tierd.json $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.json
+	install -d $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d
+	install -Dm0644 -t $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d configs/policies.d/*.json
+	install -Dm0644 docs/tierd.8 $(DESTDIR)$(MANDIR)/man8/tierd.8
+	install -Dm0644 docs/tierctl.8 $(DESTDIR)$(MANDIR)/man8/tierctl.8
+	install -Dm0644 docs/tierd.json.5 $(DESTDIR)$(MANDIR)/man5/tierd.json.5
+	install -Dm0644 docs/tierd-policy.5 $(DESTDIR)$(MANDIR)/man5/tierd-policy.5
+
+clean:
+	rm -rf $(BUILD)

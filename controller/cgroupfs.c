@@ -1,0 +1,314 @@
+/* cgroup v2 discovery, listing and per-cgroup reads. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libcgroup.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroupfs.h"
+#include "kparse.h"
+#include "../policy/policy.h"
+#include "../policy/util.h"
+
+static bool is_live(const char *root)
+{
+	return !root || !*root || strcmp(root, "/") == 0;
+}
+
+/* On the live system libcgroup says where the memory controller is mounted;
+ * it must agree with the cgroup2 mount, or memory is on a v1 hierarchy.
+ * libcgroup cannot be pointed at a fixture tree, so --root skips this. */
+static int check_with_libcgroup(const char *cgroup2_path, char *err, size_t err_size)
+{
+	char *mnt = NULL;
+	int r;
+
+	if (cgroup_init() != 0)
+		return 0; /* libcgroup found no mounts it knows: mountinfo decides */
+	if (cgroup_get_subsys_mount_point("memory", &mnt) != 0 || !mnt)
+		return 0;
+	r = strcmp(mnt, cgroup2_path) == 0 ? 0 : -EMEDIUMTYPE;
+	if (r < 0)
+		snprintf(err, err_size,
+			 "the memory controller is mounted at %s, not on the cgroup v2 hierarchy at %s: tierd needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)",
+			 mnt, cgroup2_path);
+	free(mnt);
+	return r;
+}
+
+static bool has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)); p += n)
+		if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, size_t err_size)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+	struct tierd_mounts mounts;
+	int line = 0, r;
+
+	fs->root_fd = -1;
+	r = tierd_root_path(root, "/proc/self/mountinfo", path, sizeof(path));
+	if (r == 0)
+		r = tierd_read_at(AT_FDCWD, path, &b);
+	if (r < 0) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	r = tierd_kparse_mountinfo(b.data, b.len, &mounts, &line);
+	if (r < 0) {
+		snprintf(err, err_size, "%s:%d: malformed mountinfo line", path, line);
+		goto out;
+	}
+	if (mounts.memory_v1) {
+		snprintf(err, err_size,
+			 "the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1 (and without cgroup_no_v1 exceptions for memory)");
+		r = -EMEDIUMTYPE;
+		goto out;
+	}
+	if (!mounts.has_cgroup2) {
+		snprintf(err, err_size, "no cgroup2 file system is mounted (%s): tierd needs cgroup v2",
+			 path);
+		r = -ENOENT;
+		goto out;
+	}
+	if (is_live(root)) {
+		r = check_with_libcgroup(mounts.cgroup2_path, err, err_size);
+		if (r < 0)
+			goto out;
+	}
+	snprintf(fs->mount, sizeof(fs->mount), "%s", mounts.cgroup2_path);
+	r = tierd_root_path(root, mounts.cgroup2_path, path, sizeof(path));
+	if (r < 0)
+		goto out;
+	fs->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->root_fd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		goto out;
+	}
+	r = tierd_read_at(fs->root_fd, "cgroup.controllers", &b);
+	if (r < 0 || !has_word(b.data, "memory")) {
+		snprintf(err, err_size,
+			 "%s/cgroup.controllers does not list \"memory\": the cgroup v2 hierarchy has no memory controller",
+			 path);
+		r = -ENOMEDIUM;
+		tierd_cgroupfs_close(fs);
+		goto out;
+	}
+out:
+	tierd_buf_free(&b);
+	return r;
+}
+
+void tierd_cgroupfs_close(struct tierd_cgroupfs *fs)
+{
+	if (fs->root_fd >= 0)
+		close(fs->root_fd);
+	fs->root_fd = -1;
+}
+
+static int list_push(struct tierd_cgroup_list *list, size_t *cap, const char *path)
+{
+	if (list->nr == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		char **p = realloc(list->paths, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		list->paths = p;
+		*cap = n;
+	}
+	list->paths[list->nr] = strdup(path);
+	if (!list->paths[list->nr])
+		return -ENOMEM;
+	list->nr++;
+	return 0;
+}
+
+static bool is_dir(int fd_dir, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(fd_dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Walks fd_dir (which it closes), cgroup path prefix. */
+static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_list *list,
+		size_t *cap)
+{
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = fdopendir(fd_dir);
+	if (!d) {
+		r = -errno;
+		close(fd_dir);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		char path[TIERD_CGROUP_PATH_MAX];
+		int fd, n;
+
+		if (de->d_name[0] == '.' || !is_dir(fd_dir, de))
+			continue;
+		n = snprintf(path, sizeof(path), "%s/%s", prefix, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue; /* deeper than any path tierd keeps */
+		r = list_push(list, cap, path);
+		if (r < 0)
+			break;
+		if (depth + 1 >= TIERD_CGROUP_MAX_DEPTH)
+			continue;
+		fd = openat(fd_dir, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT || errno == ENODEV)
+				continue; /* removed since readdir */
+			r = -errno;
+			break;
+		}
+		r = walk(fd, path, depth + 1, list, cap);
+		if (r < 0)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list)
+{
+	size_t cap = 0;
+	int fd, r;
+
+	memset(list, 0, sizeof(*list));
+	fd = openat(fs->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = walk(fd, "", 0, list, &cap);
+	if (r < 0) {
+		tierd_cgroup_list_free(list);
+		return r;
+	}
+	qsort(list->paths, list->nr, sizeof(*list->paths), cmp_path);
+	return 0;
+}
+
+void tierd_cgroup_list_free(struct tierd_cgroup_list *list)
+{
+	for (size_t i = 0; i < list->nr; i++)
+		free(list->paths[i]);
+	free(list->paths);
+	memset(list, 0, sizeof(*list));
+}
+
+static int gone(int r)
+{
+	return r == -ENOENT || r == -ENODEV ? -ENOENT : r;
+}
+
+static int read_limit(int fd, const char *name, struct tierd_buf *b, uint64_t *ret, char *err,
+		      size_t err_size, const char *path)
+{
+	int r = tierd_read_at(fd, name, b);
+
+	if (r < 0) {
+		snprintf(err, err_size, "%s/%s: %s", path, name, strerror(-r));
+		return gone(r);
+	}
+	r = tierd_kparse_limit(b->data, b->len, ret);
+	if (r < 0)
+		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path, name);
+	return r;
+}
+
+int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
+			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+			struct tierd_buf *buf, char *err, size_t err_size)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} limits[] = {
+		{ "memory.current", offsetof(struct tierd_cgroup_obs, current_bytes) },
+		{ "memory.min", offsetof(struct tierd_cgroup_obs, min_bytes) },
+		{ "memory.low", offsetof(struct tierd_cgroup_obs, low_bytes) },
+		{ "memory.high", offsetof(struct tierd_cgroup_obs, high_bytes) },
+		{ "memory.max", offsetof(struct tierd_cgroup_obs, max_bytes) },
+	};
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int line = 0, r;
+
+	memset(obs, 0, sizeof(*obs));
+	if (snprintf(obs->path, sizeof(obs->path), "%s", path) >= (int)sizeof(obs->path))
+		return -ENAMETOOLONG;
+	fd = openat(fs->root_fd, path[0] == '/' ? path + 1 : path,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		return gone(r);
+	}
+	obs->id = (uint64_t)st.st_ino;
+
+	r = tierd_read_at(fd, "memory.numa_stat", buf);
+	if (r < 0) {
+		snprintf(err, err_size, "%s/memory.numa_stat: %s", path, strerror(-r));
+		return gone(r);
+	}
+	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
+	if (r < 0) {
+		snprintf(err, err_size, "%s/memory.numa_stat:%d: expected \"key N<node>=<bytes> ...\"",
+			 path, line);
+		return r == -ENODATA ? -EINVAL : r;
+	}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		r = read_limit(fd, limits[i].name, buf, (uint64_t *)((char *)obs + limits[i].offset),
+			       err, err_size, path);
+		if (r < 0)
+			return r;
+	}
+	r = tierd_read_at(fd, "memory.stat", buf);
+	if (r < 0) {
+		snprintf(err, err_size, "%s/memory.stat: %s", path, strerror(-r));
+		return gone(r);
+	}
+	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
+	if (r < 0) {
+		snprintf(err, err_size, "%s/memory.stat:%d: expected \"key value\"", path, line);
+		return r;
+	}
+	/* PSI may be compiled out or disabled (psi=0): optional. */
+	r = tierd_read_at(fd, "memory.pressure", buf);
+	if (r == 0) {
+		r = tierd_kparse_psi(buf->data, buf->len, &obs->pressure, &line);
+		if (r < 0 && r != -ENODATA) {
+			snprintf(err, err_size,
+				 "%s/memory.pressure:%d: expected \"some|full avg10=.. avg60=.. avg300=.. total=..\"",
+				 path, line);
+			return r;
+		}
+		obs->has_pressure = r == 0;
+	} else if (gone(r) == -ENOENT && faccessat(fd, ".", F_OK, 0) < 0) {
+		return -ENOENT;
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* The cgroup v2 hierarchy: finding it, listing its cgroups, and reading one
+ * cgroup's memory files. memory.* files are read with openat + pread, not
+ * libcgroup (its 2.0.2 values stop at 4 KiB; docs/design.md). */
+#ifndef TIERD_CGROUPFS_H
+#define TIERD_CGROUPFS_H
+
+#include <stddef.h>
+
+#include "fsread.h"
+#include "../policy/snapshot.h"
+
+struct tierd_cgroupfs {
+	int root_fd;                       /* the cgroup2 mount, O_DIRECTORY */
+	char mount[TIERD_CGROUP_PATH_MAX]; /* where it is mounted, e.g. /sys/fs/cgroup */
+};
+
+/* Finds the cgroup2 mount from root/proc/self/mountinfo and opens it.
+ * Refuses a memory controller bound to cgroup v1 (-EMEDIUMTYPE), no cgroup2
+ * mount (-ENOENT) and a cgroup2 root without the memory controller
+ * (-ENOMEDIUM); err says what and how to fix it. */
+int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, size_t err_size);
+void tierd_cgroupfs_close(struct tierd_cgroupfs *fs);
+
+struct tierd_cgroup_list {
+	size_t nr;
+	char **paths; /* "/a/b", sorted; the root cgroup itself is not listed */
+};
+
+/* Every cgroup below the root, at most TIERD_CGROUP_MAX_DEPTH deep. A cgroup
+ * that vanishes while the walk is in it is skipped. Returns 0 or -errno. */
+int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list);
+void tierd_cgroup_list_free(struct tierd_cgroup_list *list);
+
+/* cgroup v2 nests at most this deep in practice (systemd: slice/slice/unit). */
+#define TIERD_CGROUP_MAX_DEPTH 32
+
+/* Reads memory.numa_stat, .current, .min/.low/.high/.max, .stat and
+ * .pressure of cgroup path into obs. Returns 0; -ENOENT when the cgroup
+ * went away meanwhile (skip it); -EINVAL with err "file:line: ..." on a
+ * malformed file; -ENOMEM; other -errno with err set. */
+int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
+			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+			struct tierd_buf *buf, char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,509 @@
+/* tierd's life cycle around the decision core. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "metrics.h"
+#include "observe.h"
+#include "table.h"
+#include "topology_read.h"
+#include "../policy/policy_json.h"
+#include "../policy/units.h"
+
+#define ERR_MAX 1024
+/* Field buffers for journald: "TIERD_CGROUP=" + path. */
+#define FIELD_MAX (TIERD_CGROUP_PATH_MAX + 32)
+
+static uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * TIERD_USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void log_diags(struct tierd_daemon *d, enum tierd_log_level level,
+		      const struct tierd_diags *diags)
+{
+	for (size_t i = 0; i < diags->nr; i++)
+		tierd_log(&d->log, level, "%s", diags->items[i].message);
+	if (diags->oom)
+		tierd_log(&d->log, level, "more errors were found than could be recorded");
+}
+
+/* tierd.json, then the command line over it. */
+static int load_config(struct tierd_daemon *d, struct tierd_config *cfg)
+{
+	struct tierd_diags diags = { 0 };
+	int r;
+
+	r = tierd_config_load(d->opts.config_file, !d->opts.config_explicit, cfg, &diags);
+	if (r < 0) {
+		log_diags(d, TIERD_LOG_ERR, &diags);
+		tierd_log(&d->log, TIERD_LOG_ERR, "configuration %s refused", d->opts.config_file);
+	}
+	tierd_diags_free(&diags);
+	if (r < 0)
+		return r;
+	if (d->opts.policy_dir)
+		snprintf(cfg->policy_dir, sizeof(cfg->policy_dir), "%s", d->opts.policy_dir);
+	if (d->opts.metrics_file)
+		snprintf(cfg->metrics_file, sizeof(cfg->metrics_file), "%s", d->opts.metrics_file);
+	if (d->opts.state_file)
+		snprintf(cfg->state_file, sizeof(cfg->state_file), "%s", d->opts.state_file);
+	if (d->opts.log_level_set)
+		cfg->log_level = d->opts.log_level;
+	return 0;
+}
+
+static int load_policies(struct tierd_daemon *d, const struct tierd_config *cfg,
+			 const struct tierd_topology *topo, struct tierd_policy_set *out)
+{
+	struct tierd_diags diags = { 0 };
+	int r;
+
+	r = tierd_policy_load_dir(cfg->policy_dir, topo, out, &diags);
+	if (r < 0) {
+		log_diags(d, TIERD_LOG_ERR, &diags);
+		if (!diags.nr)
+			tierd_log(&d->log, TIERD_LOG_ERR, "cannot read policies from %s: %s",
+				  cfg->policy_dir, strerror(-r));
+	}
+	tierd_diags_free(&diags);
+	return r;
+}
+
+static void warn_single_tier(struct tierd_daemon *d)
+{
+	if (d->topo.nr_tiers > 1)
+		return;
+	tierd_log(&d->log, TIERD_LOG_WARNING,
+		  "every node (%zu) sits in one memory tier (%s): nothing can move between tiers; if firmware put slower memory (CXL, PMEM) in the DRAM tier, list the tiers in \"tiers\" of %s",
+		  d->topo.nr_nodes,
+		  d->topo.source == TIERD_TIERS_SINGLE ? "the kernel has no memory_tiering"
+						       : "as configured",
+		  d->opts.config_file);
+}
+
+int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
+{
+	char err[ERR_MAX];
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->opts = *opts;
+	d->fs.root_fd = -1;
+	d->actuator = &tierd_dry_run_ops;
+	tierd_log_setup(&d->log, opts->log_target,
+			opts->log_level_set ? opts->log_level : TIERD_LOG_INFO);
+
+	r = load_config(d, &d->cfg);
+	if (r < 0)
+		return r;
+	d->log.level = d->cfg.log_level;
+	if (!opts->dry_run && !opts->read_only)
+		tierd_log(&d->log, TIERD_LOG_NOTICE,
+			  "observe mode: this release writes nothing to the kernel, running as with --dry-run");
+	d->opts.dry_run = true;
+
+	r = tierd_topology_read(opts->root, &d->cfg, &d->topo, err, sizeof(err));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s", err);
+		return r;
+	}
+	warn_single_tier(d);
+	r = tierd_cgroupfs_open(opts->root, &d->fs, err, sizeof(err));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "%s", err);
+		return r;
+	}
+	r = load_policies(d, &d->cfg, &d->topo, &d->policies);
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "policies in %s refused; not starting",
+			  d->cfg.policy_dir);
+		return r;
+	}
+	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	tierd_log(&d->log, TIERD_LOG_INFO, "%zu tiers, %zu nodes, %zu policies from %s, tick %llu ms",
+		  d->topo.nr_tiers, d->topo.nr_nodes, d->policies.nr, d->cfg.policy_dir,
+		  (unsigned long long)(d->cfg.tick_usec / TIERD_USEC_PER_MSEC));
+	return 0;
+}
+
+static const struct tierd_seen *find_seen(const struct tierd_seen *seen, size_t nr,
+					  const char *path)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(seen[mid].path, path);
+
+		if (c == 0)
+			return &seen[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const char *event,
+		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
+		      const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const char *event,
+		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
+		      const char *fmt, ...)
+{
+	char f_event[64], f_cgroup[FIELD_MAX], f_policy[64], f_tier[32], f_bytes[48], msg[ERR_MAX];
+	const char *fields[5];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(f_event, sizeof(f_event), "TIERD_EVENT=%s", event);
+	fields[n++] = f_event;
+	if (cgroup) {
+		snprintf(f_cgroup, sizeof(f_cgroup), "TIERD_CGROUP=%s", cgroup);
+		fields[n++] = f_cgroup;
+	}
+	if (policy) {
+		snprintf(f_policy, sizeof(f_policy), "TIERD_POLICY=%s", policy);
+		fields[n++] = f_policy;
+	}
+	if (tier >= 0) {
+		snprintf(f_tier, sizeof(f_tier), "TIERD_TIER=%d", tier);
+		fields[n++] = f_tier;
+		snprintf(f_bytes, sizeof(f_bytes), "TIERD_BYTES=%llu", (unsigned long long)bytes);
+		fields[n++] = f_bytes;
+	}
+	tierd_log_fields(&d->log, level, fields, n, "%s", msg);
+}
+
+static const struct tierd_action *action_for(const struct tierd_report *rep, size_t cgroup,
+					     size_t tier)
+{
+	for (size_t i = 0; i < rep->nr_actions; i++)
+		if (rep->actions[i].cgroup == cgroup && rep->actions[i].from_tier == tier)
+			return &rep->actions[i];
+	return NULL;
+}
+
+static void log_budget_change(struct tierd_daemon *d, const struct tierd_report *rep, size_t c,
+			      uint32_t was_over)
+{
+	const struct tierd_report_cgroup *cg = &rep->cgroups[c];
+
+	for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
+		const struct tierd_tier_standing *ts = &cg->standing.tiers[t];
+		bool over = ts->over_bytes > 0, was = was_over & (1u << t);
+		char used[24], max[24], over_s[24], plan[96] = "";
+		const struct tierd_action *a;
+
+		if (over == was)
+			continue;
+		tierd_format_bytes(ts->anon_bytes + ts->file_bytes, used, sizeof(used));
+		tierd_format_bytes(ts->max_bytes, max, sizeof(max));
+		if (!over) {
+			log_event(d, TIERD_LOG_INFO, "within-budget", cg->path, cg->policy, (int)t, 0,
+				  "cgroup %s is back within its tier %zu budget: holds %s, max %s (policy %s)",
+				  cg->path, t, used, max, cg->policy);
+			continue;
+		}
+		tierd_format_bytes(ts->over_bytes, over_s, sizeof(over_s));
+		a = action_for(rep, c, t);
+		if (a) {
+			char b[24];
+
+			tierd_format_bytes(a->bytes, b, sizeof(b));
+			snprintf(plan, sizeof(plan), "; plan: demote %s to tier %zu%s", b, a->to_tier,
+				 rep->dry_run ? " (dry run)" : "");
+		} else if (t + 1 < rep->topo.nr_tiers) {
+			snprintf(plan, sizeof(plan), "; nothing planned: no migration budget or room below");
+		}
+		log_event(d, TIERD_LOG_WARNING, "over-budget", cg->path, cg->policy, (int)t,
+			  ts->over_bytes,
+			  "cgroup %s is over its tier %zu budget by %s: holds %s, max %s (policy %s)%s",
+			  cg->path, t, over_s, used, max, cg->policy, plan);
+	}
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct tierd_seen *)a)->path, ((const struct tierd_seen *)b)->path);
+}
+
+/* Logs what changed since the last tick, then remembers this one. */
+static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
+		       const struct tierd_observation *obs)
+{
+	size_t nr = rep->nr_cgroups + obs->nr_conflicts;
+	struct tierd_seen *next = calloc(nr + 1, sizeof(*next));
+	size_t n = 0;
+
+	if (!next)
+		return -ENOMEM;
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
+		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, cg->path);
+		struct tierd_seen *s = &next[n++];
+
+		snprintf(s->path, sizeof(s->path), "%s", cg->path);
+		snprintf(s->policy, sizeof(s->policy), "%s", cg->policy);
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			if (cg->standing.tiers[t].over_bytes)
+				s->over_tiers |= 1u << t;
+		if (!old || old->conflict || strcmp(old->policy, cg->policy) != 0)
+			log_event(d, TIERD_LOG_INFO, "cgroup-managed", cg->path, cg->policy, -1, 0,
+				  "cgroup %s is managed by policy %s (strategy %s, %s)", cg->path,
+				  cg->policy, tierd_strategy_name(cg->strategy),
+				  cg->sharing == TIERD_SHARING_POOL ? "pool" : "island");
+		log_budget_change(d, rep, c, old && !old->conflict ? old->over_tiers : 0);
+	}
+	for (size_t i = 0; i < obs->nr_conflicts; i++) {
+		const struct tierd_conflict *cf = &obs->conflicts[i];
+		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, cf->path);
+		struct tierd_seen *s = &next[n++];
+
+		snprintf(s->path, sizeof(s->path), "%s", cf->path);
+		s->conflict = true;
+		if (!old || !old->conflict)
+			log_event(d, TIERD_LOG_ERR, "policy-conflict", cf->path, NULL, -1, 0,
+				  "cgroup %s left unmanaged: policies \"%s\" (%s) and \"%s\" (%s) both match it with priority %d; give one a higher priority",
+				  cf->path, cf->a->name, cf->a->file, cf->b->name, cf->b->file,
+				  cf->a->priority);
+	}
+	for (size_t i = 0; i < d->nr_seen; i++) {
+		bool still = false;
+
+		for (size_t j = 0; j < n && !still; j++)
+			still = strcmp(next[j].path, d->seen[i].path) == 0;
+		if (!still && !d->seen[i].conflict)
+			log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path, d->seen[i].policy,
+				  -1, 0, "cgroup %s is no longer managed: it went away or no policy matches it",
+				  d->seen[i].path);
+	}
+	qsort(next, n, sizeof(*next), cmp_seen);
+	free(d->seen);
+	d->seen = next;
+	d->nr_seen = n;
+	return 0;
+}
+
+static void export(struct tierd_daemon *d, const struct tierd_report *rep,
+		   const struct tierd_observation *obs, uint64_t tick_usec)
+{
+	struct tierd_metrics_input in = {
+		.report = rep,
+		.obs = obs->obs,
+		.nr_policies = d->policies.nr,
+		.tick_duration_usec = tick_usec,
+		.ticks_total = d->ticks,
+		.policy_load_errors_total = d->load_errors,
+		.last_reload_success_realtime_usec = d->last_load_realtime_usec,
+		.planned_actions_total = d->dry_run.actions,
+		.planned_bytes_total = d->dry_run.bytes,
+	};
+	char *text = NULL;
+	int r;
+
+	r = tierd_metrics_format(&in, &text);
+	if (r == 0)
+		r = tierd_write_atomic(d->cfg.metrics_file, text, strlen(text));
+	free(text);
+	if ((r < 0) != d->metrics_failing)
+		tierd_log(&d->log, r < 0 ? TIERD_LOG_WARNING : TIERD_LOG_INFO,
+			  r < 0 ? "cannot write metrics to %s: %s" : "writing metrics to %s again%s",
+			  d->cfg.metrics_file, r < 0 ? strerror(-r) : "");
+	d->metrics_failing = r < 0;
+
+	r = tierd_report_to_json(rep, true, &text);
+	if (r == 0)
+		r = tierd_write_atomic(d->cfg.state_file, text, strlen(text));
+	free(text);
+	if ((r < 0) != d->state_failing)
+		tierd_log(&d->log, r < 0 ? TIERD_LOG_WARNING : TIERD_LOG_INFO,
+			  r < 0 ? "cannot write the state file %s: %s" : "writing the state file %s again%s",
+			  d->cfg.state_file, r < 0 ? strerror(-r) : "");
+	d->state_failing = r < 0;
+}
+
+int tierd_daemon_tick(struct tierd_daemon *d)
+{
+	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	struct tierd_observation obs;
+	struct tierd_engine_input in;
+	struct tierd_plan plan;
+	struct tierd_report rep;
+	char err[ERR_MAX], status[256];
+	int r;
+
+	if (tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err)) < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "free memory per node not updated: %s", err);
+	r = tierd_observe(&d->fs, &d->topo, &d->policies, &d->log, &obs);
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
+			  strerror(-r));
+		return r;
+	}
+	in = (struct tierd_engine_input){
+		.now_usec = start,
+		.topo = &d->topo,
+		.nr_cgroups = obs.nr,
+		.cgroups = obs.cgroups,
+	};
+	r = tierd_engine_plan(&in, d->cfg.migration_budget.bytes, &plan);
+	if (r < 0)
+		goto out_obs;
+	for (size_t i = 0; i < plan.nr_actions; i++)
+		(void)d->actuator->apply(&d->dry_run, &obs.obs[plan.actions[i].cgroup],
+					 &plan.actions[i]);
+	r = tierd_report_build(&in, &plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
+			       obs.nr_conflicts, &rep);
+	tierd_plan_free(&plan);
+	if (r < 0)
+		goto out_obs;
+	d->ticks++;
+	r = log_changes(d, &rep, &obs);
+	if (r < 0) {
+		tierd_report_free(&rep);
+		goto out_obs;
+	}
+	if (!d->opts.read_only)
+		export(d, &rep, &obs, now_usec(CLOCK_MONOTONIC) - start);
+	tierd_report_free(&d->last_report);
+	d->last_report = rep;
+
+	tierd_report_summary(&rep, status, sizeof(status));
+	if (!d->ready) {
+		(void)sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+		d->ready = true;
+	} else {
+		(void)sd_notifyf(0, "STATUS=%s", status);
+	}
+out_obs:
+	tierd_observation_free(&obs);
+	return r;
+}
+
+int tierd_daemon_reload(struct tierd_daemon *d)
+{
+	struct tierd_policy_set set = { 0 };
+	struct tierd_topology topo;
+	struct tierd_config cfg;
+	char err[ERR_MAX];
+	int r;
+
+	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+			 (unsigned long long)now_usec(CLOCK_MONOTONIC));
+	r = load_config(d, &cfg);
+	if (r < 0)
+		goto refused;
+	r = tierd_topology_read(d->opts.root, &cfg, &topo, err, sizeof(err));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s", err);
+		goto refused;
+	}
+	r = load_policies(d, &cfg, &topo, &set);
+	if (r < 0)
+		goto refused;
+	d->cfg = cfg;
+	d->log.level = cfg.log_level;
+	d->topo = topo;
+	tierd_policy_set_move(&d->policies, &set);
+	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	if (d->timer)
+		(void)sd_event_source_set_time_relative(d->timer, d->cfg.tick_usec);
+	log_event(d, TIERD_LOG_INFO, "reload", NULL, NULL, -1, 0,
+		  "reloaded: %zu policies from %s, %zu tiers", d->policies.nr, d->cfg.policy_dir,
+		  d->topo.nr_tiers);
+	(void)sd_notify(0, "READY=1");
+	return 0;
+refused:
+	d->load_errors++;
+	log_event(d, TIERD_LOG_ERR, "reload-refused", NULL, NULL, -1, 0,
+		  "reload refused; the %zu policies loaded before stay in force", d->policies.nr);
+	(void)sd_notify(0, "READY=1");
+	return r;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct tierd_daemon *d = userdata;
+
+	(void)usec;
+	(void)tierd_daemon_tick(d);
+	return sd_event_source_set_time_relative(s, d->cfg.tick_usec);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s;
+	(void)si;
+	(void)tierd_daemon_reload(userdata);
+	return 0;
+}
+
+int tierd_daemon_run(struct tierd_daemon *d)
+{
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	r = sd_event_default(&d->event);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_signal(d->event, NULL, SIGHUP, on_sighup, d);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
+	if (r < 0)
+		goto fail;
+	/* First tick at once; each tick re-arms the next. */
+	r = sd_event_add_time_relative(d->event, &d->timer, CLOCK_MONOTONIC, 0, 0, on_timer, d);
+	if (r < 0)
+		goto fail;
+	(void)sd_event_source_set_description(d->timer, "tierd-tick");
+	r = sd_event_set_watchdog(d->event, true);
+	if (r < 0)
+		goto fail;
+	r = sd_event_loop(d->event);
+	(void)sd_notify(0, "STOPPING=1");
+	tierd_log(&d->log, TIERD_LOG_INFO, "stopping after %llu ticks", (unsigned long long)d->ticks);
+	return r < 0 ? r : 0;
+fail:
+	tierd_log(&d->log, TIERD_LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+	return r;
+}
+
+void tierd_daemon_free(struct tierd_daemon *d)
+{
+	sd_event_source_unref(d->timer);
+	d->timer = NULL;
+	sd_event_unref(d->event);
+	d->event = NULL;
+	tierd_cgroupfs_close(&d->fs);
+	tierd_policy_set_free(&d->policies);
+	tierd_report_free(&d->last_report);
+	free(d->seen);
+	d->seen = NULL;
+	d->nr_seen = 0;
+}

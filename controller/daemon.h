@@ -1,0 +1,77 @@
+/* The daemon's top-level context and its life cycle: start-up checks, the
+ * sd_event loop (tick timer, SIGHUP reload, SIGTERM/SIGINT exit, watchdog),
+ * sd_notify, and one tick. All mutable state of tierd lives here. */
+#ifndef TIERD_DAEMON_H
+#define TIERD_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "actuator.h"
+#include "cgroupfs.h"
+#include "log.h"
+#include "../policy/policy.h"
+#include "../policy/report.h"
+
+/* Command-line settings; each set one wins over tierd.json. */
+struct tierd_options {
+	const char *root;          /* prefix for /sys and /proc, "/" live */
+	const char *config_file;
+	bool config_explicit;      /* --config given: a missing file is an error */
+	const char *policy_dir;
+	const char *metrics_file;
+	const char *state_file;
+	enum tierd_log_target log_target;
+	bool log_level_set;
+	enum tierd_log_level log_level;
+	bool once;
+	bool dry_run;
+	bool read_only;            /* tierctl --live: no metrics, no state file */
+};
+
+/* Per cgroup, what the last tick logged, so only changes are logged. */
+struct tierd_seen {
+	char path[TIERD_CGROUP_PATH_MAX];
+	char policy[TIERD_NAME_MAX];
+	uint32_t over_tiers;       /* bit t: over its max on tier t */
+	bool conflict;
+};
+
+struct tierd_daemon {
+	struct tierd_options opts;
+	struct tierd_config cfg;
+	struct tierd_logger log;
+	struct tierd_topology topo;
+	struct tierd_cgroupfs fs;
+	struct tierd_policy_set policies;
+	const struct tierd_actuator_ops *actuator;
+	struct tierd_dry_run dry_run;
+
+	sd_event *event;
+	sd_event_source *timer;
+	bool ready;
+
+	size_t nr_seen;
+	struct tierd_seen *seen;
+	bool metrics_failing, state_failing;
+
+	uint64_t ticks;
+	uint64_t load_errors;
+	uint64_t last_load_realtime_usec;
+	struct tierd_report last_report;
+};
+
+/* Loads configuration, topology, cgroup root and policies. Logs why it
+ * fails. Returns 0 or -errno. */
+int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts);
+/* One tick: observe, plan, act (dry run), log changes, export. */
+int tierd_daemon_tick(struct tierd_daemon *d);
+/* Reloads tierd.json and the policies; keeps the old ones unless all of the
+ * new ones validate. Returns 0 or the refusal's -errno. */
+int tierd_daemon_reload(struct tierd_daemon *d);
+/* Runs the event loop until SIGTERM/SIGINT. */
+int tierd_daemon_run(struct tierd_daemon *d);
+void tierd_daemon_free(struct tierd_daemon *d);
+
+#endif

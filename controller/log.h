@@ -1,0 +1,36 @@
+/* Logging for the daemon and CLI: journald with structured fields when
+ * running under systemd, stderr otherwise. Only the programs log; library
+ * code returns errors. The logger is part of the daemon's context, not a
+ * global. */
+#ifndef TIERD_LOG_H
+#define TIERD_LOG_H
+
+#include <stddef.h>
+
+#include "../policy/policy.h"
+
+enum tierd_log_target {
+	TIERD_LOG_TARGET_AUTO,    /* journal when stderr is the journal's stream */
+	TIERD_LOG_TARGET_JOURNAL,
+	TIERD_LOG_TARGET_STDERR,
+};
+
+struct tierd_logger {
+	enum tierd_log_target target; /* resolved: never AUTO after setup */
+	enum tierd_log_level level;
+};
+
+void tierd_log_setup(struct tierd_logger *log, enum tierd_log_target target,
+		     enum tierd_log_level level);
+int tierd_log_target_parse(const char *s, enum tierd_log_target *ret);
+
+/* A message with structured fields, each "KEY=value" (journald field names:
+ * uppercase, digits, '_'). The message explains itself; fields are for
+ * filtering (journalctl TIERD_CGROUP=/x). */
+void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level,
+		      const char *const *fields, size_t nr_fields, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+#define tierd_log(log, level, ...) tierd_log_fields(log, level, NULL, 0, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,312 @@
+/* Prometheus textfile metrics. Names follow the Prometheus conventions:
+ * tierd_ prefix, base units in the name (bytes, seconds), _total counters. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "../policy/units.h"
+#include "../policy/util.h"
+
+#define NSEC_PER_SEC 1e9
+#define PAGE_SIZE_BYTES 4096u /* memory.stat page counts are in base pages */
+#define METRICS_FILE_MODE 0644
+
+struct out {
+	char *data;
+	size_t len, cap;
+	int err;
+};
+
+static void __attribute__((format(printf, 2, 3))) emit(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->err)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(o->data + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			o->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < o->cap - o->len) {
+			o->len += (size_t)n;
+			return;
+		}
+		size_t cap = (o->cap + (size_t)n + 1) * 2;
+		char *d = realloc(o->data, cap);
+
+		if (!d) {
+			o->err = -ENOMEM;
+			return;
+		}
+		o->data = d;
+		o->cap = cap;
+	}
+}
+
+static void header(struct out *o, const char *name, const char *type, const char *help)
+{
+	emit(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Label values escape backslash, double quote and newline. */
+static void escape(const char *in, char *buf, size_t size)
+{
+	size_t j = 0;
+
+	for (; *in && j + 3 < size; in++) {
+		if (*in == '\\' || *in == '"') {
+			buf[j++] = '\\';
+			buf[j++] = *in;
+		} else if (*in == '\n') {
+			buf[j++] = '\\';
+			buf[j++] = 'n';
+		} else {
+			buf[j++] = *in;
+		}
+	}
+	buf[j] = '\0';
+}
+
+static void tier_metrics(struct out *o, const struct tierd_topology *topo)
+{
+	char nodes[256];
+
+	header(o, "tierd_tier_capacity_bytes", "gauge", "Memory of the tier's nodes.");
+	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		(void)tierd_nodeset_format(&topo->tiers[t].nodes, nodes, sizeof(nodes));
+		emit(o, "tierd_tier_capacity_bytes{tier=\"%zu\",nodes=\"%s\"} %llu\n", t, nodes,
+		     (unsigned long long)topo->tiers[t].total_bytes);
+	}
+	header(o, "tierd_tier_free_bytes", "gauge", "Free memory of the tier's nodes.");
+	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		(void)tierd_nodeset_format(&topo->tiers[t].nodes, nodes, sizeof(nodes));
+		emit(o, "tierd_tier_free_bytes{tier=\"%zu\",nodes=\"%s\"} %llu\n", t, nodes,
+		     (unsigned long long)topo->tiers[t].free_bytes);
+	}
+	header(o, "tierd_tier_read_latency_seconds", "gauge",
+	       "Slowest HMAT read latency among the tier's nodes (0 when firmware gives none).");
+	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		(void)tierd_nodeset_format(&topo->tiers[t].nodes, nodes, sizeof(nodes));
+		emit(o, "tierd_tier_read_latency_seconds{tier=\"%zu\",nodes=\"%s\"} %.9f\n", t, nodes,
+		     topo->tiers[t].read_latency_ns / NSEC_PER_SEC);
+	}
+}
+
+static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
+{
+	char path[2 * TIERD_CGROUP_PATH_MAX], pol[2 * TIERD_NAME_MAX];
+
+	header(o, "tierd_cgroup_tier_bytes", "gauge",
+	       "Memory of the cgroup on the tier's nodes (memory.numa_stat), by type.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
+
+		escape(cg->path, path, sizeof(path));
+		escape(cg->policy, pol, sizeof(pol));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
+			emit(o, "tierd_cgroup_tier_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\",type=\"anon\"} %llu\n",
+			     path, pol, t, (unsigned long long)cg->standing.tiers[t].anon_bytes);
+			emit(o, "tierd_cgroup_tier_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\",type=\"file\"} %llu\n",
+			     path, pol, t, (unsigned long long)cg->standing.tiers[t].file_bytes);
+		}
+	}
+	header(o, "tierd_cgroup_tier_budget_max_bytes", "gauge",
+	       "Resolved per-tier max budget in force (tiers with a max only).");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		escape(rep->cgroups[c].policy, pol, sizeof(pol));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			if (rep->cgroups[c].standing.tiers[t].has_max)
+				emit(o, "tierd_cgroup_tier_budget_max_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
+				     path, pol, t,
+				     (unsigned long long)rep->cgroups[c].standing.tiers[t].max_bytes);
+	}
+	header(o, "tierd_cgroup_tier_budget_min_bytes", "gauge",
+	       "Resolved per-tier min budget in force (tiers with a min only).");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		escape(rep->cgroups[c].policy, pol, sizeof(pol));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			if (rep->cgroups[c].standing.tiers[t].has_min)
+				emit(o, "tierd_cgroup_tier_budget_min_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
+				     path, pol, t,
+				     (unsigned long long)rep->cgroups[c].standing.tiers[t].min_bytes);
+	}
+	header(o, "tierd_cgroup_tier_over_budget_bytes", "gauge",
+	       "Bytes the cgroup holds on the tier above its max budget.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		escape(rep->cgroups[c].policy, pol, sizeof(pol));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			if (rep->cgroups[c].standing.tiers[t].has_max)
+				emit(o, "tierd_cgroup_tier_over_budget_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
+				     path, pol, t,
+				     (unsigned long long)rep->cgroups[c].standing.tiers[t].over_bytes);
+	}
+}
+
+static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
+				  const struct tierd_cgroup_obs *obs)
+{
+	static const struct {
+		enum tierd_memstat_key key;
+		const char *reason;
+	} demotions[] = {
+		{ TIERD_MEMSTAT_pgdemote_kswapd, "kswapd" },
+		{ TIERD_MEMSTAT_pgdemote_direct, "direct" },
+		{ TIERD_MEMSTAT_pgdemote_khugepaged, "khugepaged" },
+		{ TIERD_MEMSTAT_pgdemote_proactive, "proactive" },
+	};
+	char path[2 * TIERD_CGROUP_PATH_MAX];
+
+	header(o, "tierd_cgroup_memory_current_bytes", "gauge", "memory.current of the cgroup.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		emit(o, "tierd_cgroup_memory_current_bytes{cgroup=\"%s\"} %llu\n", path,
+		     (unsigned long long)obs[c].current_bytes);
+	}
+	header(o, "tierd_cgroup_kernel_demoted_bytes_total", "counter",
+	       "Bytes the kernel demoted from the cgroup (memory.stat pgdemote_*), by reclaimer.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		for (size_t d = 0; d < TIERD_ARRAY_SIZE(demotions); d++)
+			if (obs[c].stat.present & (1u << demotions[d].key))
+				emit(o, "tierd_cgroup_kernel_demoted_bytes_total{cgroup=\"%s\",reclaimer=\"%s\"} %llu\n",
+				     path, demotions[d].reason,
+				     (unsigned long long)(obs[c].stat.value[demotions[d].key] *
+							  PAGE_SIZE_BYTES));
+	}
+	header(o, "tierd_cgroup_kernel_promoted_bytes_total", "counter",
+	       "Bytes NUMA balancing promoted for the cgroup (memory.stat pgpromote_success).");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		if (obs[c].stat.present & (1u << TIERD_MEMSTAT_pgpromote_success))
+			emit(o, "tierd_cgroup_kernel_promoted_bytes_total{cgroup=\"%s\"} %llu\n", path,
+			     (unsigned long long)(obs[c].stat.value[TIERD_MEMSTAT_pgpromote_success] *
+						  PAGE_SIZE_BYTES));
+	}
+	header(o, "tierd_cgroup_memory_pressure_stalled_seconds_total", "counter",
+	       "Time the cgroup's tasks stalled on memory (memory.pressure total), some or full.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		if (obs[c].pressure.has_some)
+			emit(o, "tierd_cgroup_memory_pressure_stalled_seconds_total{cgroup=\"%s\",kind=\"some\"} %.6f\n",
+			     path, (double)obs[c].pressure.some.total_usec / TIERD_USEC_PER_SEC);
+		if (obs[c].pressure.has_full)
+			emit(o, "tierd_cgroup_memory_pressure_stalled_seconds_total{cgroup=\"%s\",kind=\"full\"} %.6f\n",
+			     path, (double)obs[c].pressure.full.total_usec / TIERD_USEC_PER_SEC);
+	}
+	header(o, "tierd_cgroup_memory_pressure_avg10_ratio", "gauge",
+	       "memory.pressure avg10 as a ratio (0.1234 = 12.34%), some or full.");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		if (obs[c].pressure.has_some)
+			emit(o, "tierd_cgroup_memory_pressure_avg10_ratio{cgroup=\"%s\",kind=\"some\"} %.4f\n",
+			     path, (double)obs[c].pressure.some.avg10_pmy / TIERD_PMY_ONE);
+		if (obs[c].pressure.has_full)
+			emit(o, "tierd_cgroup_memory_pressure_avg10_ratio{cgroup=\"%s\",kind=\"full\"} %.4f\n",
+			     path, (double)obs[c].pressure.full.avg10_pmy / TIERD_PMY_ONE);
+	}
+}
+
+int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
+{
+	const struct tierd_report *rep = in->report;
+	uint64_t planned = 0;
+	struct out o = { 0 };
+
+	for (size_t i = 0; i < rep->nr_actions; i++)
+		planned += rep->actions[i].bytes;
+	tier_metrics(&o, &rep->topo);
+	cgroup_tier_metrics(&o, rep);
+	cgroup_kernel_metrics(&o, rep, in->obs);
+
+	header(&o, "tierd_cgroups_managed", "gauge", "Cgroups a policy manages this tick.");
+	emit(&o, "tierd_cgroups_managed %zu\n", rep->nr_cgroups);
+	header(&o, "tierd_cgroups_over_budget", "gauge", "Managed cgroups over a tier's max budget.");
+	emit(&o, "tierd_cgroups_over_budget %zu\n", rep->nr_over_budget);
+	header(&o, "tierd_cgroups_policy_conflicts", "gauge",
+	       "Cgroups left unmanaged: matched by two policies of equal priority.");
+	emit(&o, "tierd_cgroups_policy_conflicts %zu\n", rep->nr_conflicts);
+	header(&o, "tierd_plan_demote_bytes", "gauge",
+	       "Bytes this tick's plan would demote to bring cgroups under their budgets.");
+	emit(&o, "tierd_plan_demote_bytes %llu\n", (unsigned long long)planned);
+	header(&o, "tierd_dry_run_actions_total", "counter",
+	       "Planned actions recorded instead of carried out (dry run).");
+	emit(&o, "tierd_dry_run_actions_total %llu\n", (unsigned long long)in->planned_actions_total);
+	header(&o, "tierd_dry_run_bytes_total", "counter",
+	       "Bytes of planned actions recorded instead of carried out (dry run).");
+	emit(&o, "tierd_dry_run_bytes_total %llu\n", (unsigned long long)in->planned_bytes_total);
+	header(&o, "tierd_dry_run", "gauge", "1 when tierd only records what it would do.");
+	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
+	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
+	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);
+	header(&o, "tierd_policy_load_errors_total", "counter",
+	       "Policy or configuration loads refused (the last good set stayed in force).");
+	emit(&o, "tierd_policy_load_errors_total %llu\n",
+	     (unsigned long long)in->policy_load_errors_total);
+	header(&o, "tierd_last_reload_success_timestamp_seconds", "gauge",
+	       "When policies were last loaded successfully (Unix time).");
+	emit(&o, "tierd_last_reload_success_timestamp_seconds %.3f\n",
+	     (double)in->last_reload_success_realtime_usec / TIERD_USEC_PER_SEC);
+	header(&o, "tierd_tick_duration_seconds", "gauge", "How long the last tick took.");
+	emit(&o, "tierd_tick_duration_seconds %.6f\n",
+	     (double)in->tick_duration_usec / TIERD_USEC_PER_SEC);
+	header(&o, "tierd_ticks_total", "counter", "Ticks run since start.");
+	emit(&o, "tierd_ticks_total %llu\n", (unsigned long long)in->ticks_total);
+	if (o.err) {
+		free(o.data);
+		return o.err;
+	}
+	*ret_text = o.data;
+	return 0;
+}
+
+int tierd_write_atomic(const char *path, const char *text, size_t len)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t done = 0;
+	int r;
+
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, METRICS_FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	/* The umask may have narrowed the mode; readers need 0644. */
+	if (fchmod(fd, METRICS_FILE_MODE) < 0 || fsync(fd) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	(void)unlink(tmp);
+	return r;
+}

@@ -1,0 +1,97 @@
+/* Listing, matching and reading the managed cgroups. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe.h"
+
+static int add_conflict(struct tierd_observation *o, const char *path,
+			const struct tierd_policy *a, const struct tierd_policy *b)
+{
+	struct tierd_conflict *c = realloc(o->conflicts, (o->nr_conflicts + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	o->conflicts = c;
+	c = &o->conflicts[o->nr_conflicts++];
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	c->a = a;
+	c->b = b;
+	return 0;
+}
+
+int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *topo,
+		  const struct tierd_policy_set *set, const struct tierd_logger *log,
+		  struct tierd_observation *out)
+{
+	struct tierd_observation o = { 0 };
+	struct tierd_cgroup_list list;
+	struct tierd_buf buf = { 0 };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = tierd_cgroupfs_list(fs, &list);
+	if (r < 0)
+		return r;
+	if (list.nr) {
+		o.obs = calloc(list.nr, sizeof(*o.obs));
+		o.cgroups = calloc(list.nr, sizeof(*o.cgroups));
+		if (!o.obs || !o.cgroups) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < list.nr; i++) {
+		const struct tierd_policy *p, *other;
+		char err[TIERD_FILE_PATH_MAX];
+
+		switch (tierd_policy_pick(set, list.paths[i], &p, &other)) {
+		case TIERD_PICK_NONE:
+			continue;
+		case TIERD_PICK_CONFLICT:
+			r = add_conflict(&o, list.paths[i], p, other);
+			if (r < 0)
+				goto fail;
+			continue;
+		case TIERD_PICK_ONE:
+			break;
+		}
+		r = tierd_cgroupfs_read(fs, list.paths[i], topo, &o.obs[o.nr], &buf, err, sizeof(err));
+		if (r == -ENOMEM)
+			goto fail;
+		if (r == -ENOENT) {
+			tierd_log(log, TIERD_LOG_DEBUG, "cgroup %s went away while being read (%s), skipping",
+				  list.paths[i], err);
+			o.nr_vanished++;
+			continue;
+		}
+		if (r < 0) {
+			tierd_log(log, TIERD_LOG_WARNING, "cgroup %s skipped this tick: %s", list.paths[i],
+				  err);
+			o.nr_errors++;
+			continue;
+		}
+		o.cgroups[o.nr].policy = p;
+		o.nr++;
+	}
+	for (size_t i = 0; i < o.nr; i++)
+		o.cgroups[i].obs = &o.obs[i];
+	tierd_cgroup_list_free(&list);
+	tierd_buf_free(&buf);
+	*out = o;
+	return 0;
+fail:
+	tierd_cgroup_list_free(&list);
+	tierd_buf_free(&buf);
+	tierd_observation_free(&o);
+	return r;
+}
+
+void tierd_observation_free(struct tierd_observation *o)
+{
+	free(o->obs);
+	free(o->cgroups);
+	free(o->conflicts);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,255 @@
+/* tierctl: look at what tierd sees and check policies. See tierctl(8). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "fsread.h"
+#include "table.h"
+#include "topology_read.h"
+#include "version.h"
+#include "../policy/policy_json.h"
+
+/* Exit codes: 0 fine, 1 the answer is "no" (invalid policy), 2 usage or
+ * system errors. */
+#define EXIT_INVALID 1
+#define EXIT_USAGE 2
+
+static const char help_text[] =
+	"Usage: tierctl [OPTIONS] COMMAND\n\n"
+	"Commands:\n"
+	"  status              per-cgroup, per-tier memory against budgets (daemon state file)\n"
+	"  topology            nodes and memory tiers of this machine\n"
+	"  validate FILE...    check policy files (and tierd.json); exit 1 on any error\n\n"
+	"Options:\n"
+	"  --json              JSON instead of a table\n"
+	"  --live              status: read the system now instead of the state file\n"
+	"  --state-file FILE   daemon state file (default " TIERD_DEFAULT_STATE_FILE ")\n"
+	"  --config FILE       tierd.json for --live and topology\n"
+	"  --policy-dir DIR    policies for --live\n"
+	"  --root DIR          read /sys and /proc below DIR\n"
+	"  -h, --help          this text\n"
+	"  --version           version\n\n"
+	"See tierctl(8).\n";
+
+struct ctl {
+	bool json, live;
+	const char *state_file;
+	struct tierd_options daemon;
+};
+
+static int print_report(const struct ctl *c, const struct tierd_report *rep)
+{
+	char *text = NULL;
+	int r;
+
+	if (!c->json) {
+		tierd_report_print(stdout, rep);
+		return 0;
+	}
+	r = tierd_report_to_json(rep, true, &text);
+	if (r < 0)
+		return r;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static int cmd_status(const struct ctl *c)
+{
+	struct tierd_report rep;
+	struct tierd_buf b = { 0 };
+	char err[512];
+	int r;
+
+	if (c->live) {
+		struct tierd_daemon d;
+
+		r = tierd_daemon_init(&d, &c->daemon);
+		if (r == 0)
+			r = tierd_daemon_tick(&d);
+		if (r == 0)
+			r = print_report(c, &d.last_report);
+		tierd_daemon_free(&d);
+		return r < 0 ? EXIT_USAGE : 0;
+	}
+	r = tierd_read_at(AT_FDCWD, c->state_file, &b);
+	if (r < 0) {
+		fprintf(stderr, "tierctl: %s: %s (is tierd running? --live reads the system directly)\n",
+			c->state_file, strerror(-r));
+		return EXIT_USAGE;
+	}
+	r = tierd_report_from_json(b.data, b.len, &rep, err, sizeof(err));
+	tierd_buf_free(&b);
+	if (r < 0) {
+		fprintf(stderr, "tierctl: %s: %s\n", c->state_file,
+			r == -EINVAL ? err : strerror(-r));
+		return EXIT_USAGE;
+	}
+	r = print_report(c, &rep);
+	tierd_report_free(&rep);
+	return r < 0 ? EXIT_USAGE : 0;
+}
+
+static int cmd_topology(const struct ctl *c)
+{
+	struct tierd_diags diags = { 0 };
+	struct tierd_topology topo;
+	struct tierd_config cfg;
+	char err[512], *text = NULL;
+	int r;
+
+	r = tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg, &diags);
+	for (size_t i = 0; i < diags.nr; i++)
+		fprintf(stderr, "%s\n", diags.items[i].message);
+	tierd_diags_free(&diags);
+	if (r < 0)
+		return EXIT_USAGE;
+	r = tierd_topology_read(c->daemon.root, &cfg, &topo, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "tierctl: cannot read the memory topology: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (!c->json) {
+		tierd_topology_print(stdout, &topo);
+		if (topo.nr_tiers == 1)
+			printf("note: every node sits in one tier: nothing can move between tiers\n");
+		return 0;
+	}
+	r = tierd_topology_to_json(&topo, true, &text);
+	if (r < 0)
+		return EXIT_USAGE;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static bool is_config_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strcmp(base ? base + 1 : path, "tierd.json") == 0;
+}
+
+static int cmd_validate(const struct ctl *c, char **files, int nr)
+{
+	struct tierd_diags diags = { 0 };
+	struct tierd_policy_set set = { 0 };
+	const char **policies = calloc((size_t)nr + 1, sizeof(*policies));
+	size_t nr_policies = 0;
+	char *text = NULL;
+	int r = 0, rc;
+
+	if (!policies)
+		return EXIT_USAGE;
+	for (int i = 0; i < nr; i++) {
+		struct tierd_config cfg;
+
+		if (is_config_file(files[i]))
+			(void)tierd_config_load(files[i], 0, &cfg, &diags);
+		else
+			policies[nr_policies++] = files[i];
+	}
+	r = tierd_policy_load_files(policies, nr_policies, NULL, &set, &diags);
+	tierd_policy_set_free(&set);
+	free(policies);
+	if (r == -ENOMEM) {
+		tierd_diags_free(&diags);
+		return EXIT_USAGE;
+	}
+	rc = diags.nr ? EXIT_INVALID : 0;
+	if (c->json) {
+		if (tierd_diags_to_json(&diags, &text) < 0)
+			rc = EXIT_USAGE;
+		else
+			puts(text);
+		free(text);
+	} else {
+		for (size_t i = 0; i < diags.nr; i++)
+			fprintf(stderr, "%s\n", diags.items[i].message);
+		if (!diags.nr)
+			printf("%d files valid\n", nr);
+		else
+			fprintf(stderr, "%zu errors\n", diags.nr);
+	}
+	tierd_diags_free(&diags);
+	return rc;
+}
+
+enum { OPT_JSON = 256, OPT_LIVE, OPT_STATE, OPT_CONFIG, OPT_POLICY_DIR, OPT_ROOT, OPT_VERSION };
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "state-file", required_argument, NULL, OPT_STATE },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctl c = {
+		.state_file = TIERD_DEFAULT_STATE_FILE,
+		.daemon = {
+			.root = "/",
+			.config_file = TIERD_DEFAULT_CONFIG_FILE,
+			.log_target = TIERD_LOG_TARGET_STDERR,
+			.log_level_set = true,
+			.log_level = TIERD_LOG_ERR,
+			.read_only = true,
+		},
+	};
+	const char *cmd;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_JSON:
+			c.json = true;
+			break;
+		case OPT_LIVE:
+			c.live = true;
+			break;
+		case OPT_STATE:
+			c.state_file = optarg;
+			break;
+		case OPT_CONFIG:
+			c.daemon.config_file = optarg;
+			c.daemon.config_explicit = true;
+			break;
+		case OPT_POLICY_DIR:
+			c.daemon.policy_dir = optarg;
+			break;
+		case OPT_ROOT:
+			c.daemon.root = optarg;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("tierctl %s\n", TIERD_VERSION);
+			return 0;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fputs(help_text, stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind++];
+	if (strcmp(cmd, "status") == 0 && optind == argc)
+		return cmd_status(&c);
+	if (strcmp(cmd, "topology") == 0 && optind == argc)
+		return cmd_topology(&c);
+	if (strcmp(cmd, "validate") == 0 && optind < argc)
+		return cmd_validate(&c, argv + optind, argc - optind);
+	fprintf(stderr, "tierctl: unknown command or arguments: \"%s\"; see tierctl --help\n", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,299 @@
+/* Topology discovery from sysfs and libnuma. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsread.h"
+#include "kparse.h"
+#include "topology_read.h"
+#include "../policy/util.h"
+
+#define NODE_DIR "/sys/devices/system/node"
+#define TIERING_DIR "/sys/devices/virtual/memory_tiering"
+#define TIER_PREFIX "memory_tier"
+
+static bool is_live(const char *root)
+{
+	return !root || !*root || strcmp(root, "/") == 0;
+}
+
+/* Reads root+path whole; the caller owns b. */
+static int read_path(const char *root, const char *path, struct tierd_buf *b)
+{
+	char full[TIERD_FILE_PATH_MAX];
+	int r = tierd_root_path(root, path, full, sizeof(full));
+
+	if (r < 0)
+		return r;
+	return tierd_read_at(AT_FDCWD, full, b);
+}
+
+static int add_node(struct tierd_topology *topo, int nid, char *err, size_t err_size)
+{
+	if (topo->nr_nodes == TIERD_MAX_NODES) {
+		snprintf(err, err_size, "more than %d nodes with memory; tierd handles at most %d",
+			 TIERD_MAX_NODES, TIERD_MAX_NODES);
+		return -E2BIG;
+	}
+	memset(&topo->nodes[topo->nr_nodes], 0, sizeof(topo->nodes[0]));
+	topo->nodes[topo->nr_nodes].nid = nid;
+	topo->nodes[topo->nr_nodes].tier = -1;
+	topo->nr_nodes++;
+	return 0;
+}
+
+/* Live system: libnuma's view of the nodes that hold memory. */
+static int nodes_from_libnuma(struct tierd_topology *topo, char *err, size_t err_size)
+{
+	int r;
+
+	for (int nid = 0; nid <= numa_max_node(); nid++) {
+		long long free_bytes = 0, total;
+
+		if (!numa_bitmask_isbitset(numa_nodes_ptr, (unsigned)nid))
+			continue;
+		total = numa_node_size64(nid, &free_bytes);
+		if (total <= 0)
+			continue;
+		r = add_node(topo, nid, err, err_size);
+		if (r < 0)
+			return r;
+		topo->nodes[topo->nr_nodes - 1].total_bytes = (uint64_t)total;
+		topo->nodes[topo->nr_nodes - 1].free_bytes = (uint64_t)free_bytes;
+	}
+	return 0;
+}
+
+static int node_meminfo(const char *root, struct tierd_node *node, struct tierd_buf *b, char *err,
+			size_t err_size)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	int line = 0, r;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node->nid);
+	r = read_path(root, path, b);
+	if (r < 0) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = tierd_kparse_node_meminfo(b->data, b->len, &node->total_bytes, &node->free_bytes, &line);
+	if (r < 0)
+		snprintf(err, err_size, "%s:%d: expected \"Node N MemTotal: <n> kB\" lines", path, line);
+	return r;
+}
+
+/* Under --root: sysfs has_memory (or online on kernels without it). */
+static int nodes_from_sysfs(const char *root, struct tierd_topology *topo, struct tierd_buf *b,
+			    char *err, size_t err_size)
+{
+	struct tierd_nodeset set;
+	int r;
+
+	r = read_path(root, NODE_DIR "/has_memory", b);
+	if (r == -ENOENT)
+		r = read_path(root, NODE_DIR "/online", b);
+	if (r < 0) {
+		snprintf(err, err_size, "%s: cannot read the list of nodes: %s", NODE_DIR,
+			 strerror(-r));
+		return r;
+	}
+	if (tierd_nodeset_parse(b->data, &set) < 0 || tierd_nodeset_empty(&set)) {
+		snprintf(err, err_size, "%s/has_memory: expected a node list such as \"0-3\"",
+			 NODE_DIR);
+		return -EINVAL;
+	}
+	for (int nid = tierd_nodeset_next(&set, -1); nid >= 0; nid = tierd_nodeset_next(&set, nid)) {
+		r = add_node(topo, nid, err, err_size);
+		if (r < 0)
+			return r;
+		r = node_meminfo(root, &topo->nodes[topo->nr_nodes - 1], b, err, err_size);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static uint32_t read_hmat(const char *root, int nid, const char *name, struct tierd_buf *b,
+			  bool *found)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/access0/initiators/%s", nid, name);
+	if (read_path(root, path, b) < 0 || tierd_kparse_u64(b->data, b->len, &v) < 0 ||
+	    v > UINT32_MAX)
+		return 0;
+	*found = true;
+	return (uint32_t)v;
+}
+
+/* CPUs and HMAT figures: optional, a missing file is no error. */
+static void node_details(const char *root, struct tierd_node *node, struct tierd_buf *b)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	bool found = false;
+
+	snprintf(path, sizeof(path), NODE_DIR "/node%d/cpulist", node->nid);
+	if (read_path(root, path, b) == 0) {
+		b->data[strcspn(b->data, "\n")] = '\0';
+		snprintf(node->cpulist, sizeof(node->cpulist), "%s", b->data);
+	}
+	node->read_latency_ns = read_hmat(root, node->nid, "read_latency", b, &found);
+	node->write_latency_ns = read_hmat(root, node->nid, "write_latency", b, &found);
+	node->read_bandwidth_mbps = read_hmat(root, node->nid, "read_bandwidth", b, &found);
+	node->write_bandwidth_mbps = read_hmat(root, node->nid, "write_bandwidth", b, &found);
+	node->has_hmat = found;
+}
+
+struct kernel_tier {
+	int id;
+	struct tierd_nodeset nodes;
+};
+
+static int cmp_tier(const void *a, const void *b)
+{
+	const struct kernel_tier *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* memory_tierN directories, fastest (smallest N) first. No directory means
+ * one tier. */
+static int kernel_tiers(const char *root, struct kernel_tier *tiers, size_t *ret_nr,
+			struct tierd_buf *b, char *err, size_t err_size)
+{
+	char dirpath[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
+	struct dirent *de;
+	size_t nr = 0;
+	DIR *d;
+	int r = 0;
+
+	r = tierd_root_path(root, TIERING_DIR, dirpath, sizeof(dirpath));
+	if (r < 0)
+		return r;
+	d = opendir(dirpath);
+	if (!d) {
+		*ret_nr = 0;
+		return errno == ENOENT ? 0 : -errno;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long id;
+
+		if (strncmp(de->d_name, TIER_PREFIX, strlen(TIER_PREFIX)) != 0)
+			continue;
+		id = strtol(de->d_name + strlen(TIER_PREFIX), &end, 10);
+		if (*end || end == de->d_name + strlen(TIER_PREFIX) || id < 0)
+			continue;
+		snprintf(path, sizeof(path), TIERING_DIR "/%s/nodelist", de->d_name);
+		r = read_path(root, path, b);
+		if (r < 0) {
+			snprintf(err, err_size, "%s: %s", path, strerror(-r));
+			goto out;
+		}
+		if (nr == TIERD_MAX_TIERS) {
+			snprintf(err, err_size, "%s: more than %d memory tiers", TIERING_DIR,
+				 TIERD_MAX_TIERS);
+			r = -E2BIG;
+			goto out;
+		}
+		if (tierd_nodeset_parse(b->data, &tiers[nr].nodes) < 0) {
+			snprintf(err, err_size, "%s: expected a node list such as \"0-1\"", path);
+			r = -EINVAL;
+			goto out;
+		}
+		if (tierd_nodeset_empty(&tiers[nr].nodes))
+			continue;
+		tiers[nr++].id = (int)id;
+	}
+	qsort(tiers, nr, sizeof(*tiers), cmp_tier);
+	*ret_nr = nr;
+out:
+	closedir(d);
+	return r;
+}
+
+int tierd_topology_read(const char *root, const struct tierd_config *cfg,
+			struct tierd_topology *topo, char *err, size_t err_size)
+{
+	struct tierd_nodeset sets[TIERD_MAX_TIERS];
+	int ids[TIERD_MAX_TIERS];
+	struct kernel_tier ktiers[TIERD_MAX_TIERS];
+	struct tierd_buf b = { 0 };
+	size_t nr_sets = 0;
+	int r;
+
+	memset(topo, 0, sizeof(*topo));
+	if (is_live(root) && numa_available() >= 0)
+		r = nodes_from_libnuma(topo, err, err_size);
+	else
+		r = nodes_from_sysfs(root, topo, &b, err, err_size);
+	if (r < 0)
+		goto out;
+	if (topo->nr_nodes == 0) {
+		snprintf(err, err_size, "no NUMA node with memory found");
+		r = -ENOENT;
+		goto out;
+	}
+	for (size_t i = 0; i < topo->nr_nodes; i++)
+		node_details(root, &topo->nodes[i], &b);
+
+	if (cfg->nr_tier_override) {
+		memcpy(sets, cfg->tier_override, cfg->nr_tier_override * sizeof(sets[0]));
+		r = tierd_topology_assign_tiers(topo, sets, NULL, cfg->nr_tier_override,
+						TIERD_TIERS_CONFIG, err, err_size);
+		goto out;
+	}
+	r = kernel_tiers(root, ktiers, &nr_sets, &b, err, err_size);
+	if (r < 0)
+		goto out;
+	if (nr_sets == 0) {
+		tierd_nodeset_clear(&sets[0]);
+		for (size_t i = 0; i < topo->nr_nodes; i++)
+			(void)tierd_nodeset_add(&sets[0], topo->nodes[i].nid);
+		ids[0] = -1;
+		r = tierd_topology_assign_tiers(topo, sets, ids, 1, TIERD_TIERS_SINGLE, err,
+						err_size);
+		goto out;
+	}
+	for (size_t t = 0; t < nr_sets; t++) {
+		sets[t] = ktiers[t].nodes;
+		ids[t] = ktiers[t].id;
+	}
+	r = tierd_topology_assign_tiers(topo, sets, ids, nr_sets, TIERD_TIERS_KERNEL, err,
+					err_size);
+out:
+	tierd_buf_free(&b);
+	return r;
+}
+
+int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo, char *err,
+				size_t err_size)
+{
+	struct tierd_buf b = { 0 };
+	int r = 0;
+
+	for (size_t t = 0; t < topo->nr_tiers; t++)
+		topo->tiers[t].free_bytes = 0;
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		struct tierd_node *node = &topo->nodes[i];
+
+		if (is_live(root) && numa_available() >= 0) {
+			long long free_bytes = 0;
+
+			if (numa_node_size64(node->nid, &free_bytes) > 0)
+				node->free_bytes = (uint64_t)free_bytes;
+		} else {
+			r = node_meminfo(root, node, &b, err, err_size);
+			if (r < 0)
+				break;
+		}
+		topo->tiers[node->tier].free_bytes += node->free_bytes;
+	}
+	tierd_buf_free(&b);
+	return r;
+}

@@ -1,0 +1,215 @@
+/* A position index over a JSON text that json-c has already accepted. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_locate.h"
+
+/* Deep enough for any policy; json-c's own default limit is 32. */
+#define LOCATE_MAX_DEPTH 64
+
+struct scanner {
+	const char *text;
+	size_t len;
+	size_t pos;
+	struct tierd_json_locs *locs;
+};
+
+static void skip_ws(struct scanner *s)
+{
+	while (s->pos < s->len && strchr(" \t\r\n", s->text[s->pos]) && s->text[s->pos])
+		s->pos++;
+}
+
+static int record(struct scanner *s, const char *path)
+{
+	struct tierd_json_locs *l = s->locs;
+
+	for (size_t i = 0; i < l->nr; i++) {
+		if (strcmp(l->items[i].path, path) != 0)
+			continue;
+		char **d = realloc(l->duplicates, (l->nr_duplicates + 1) * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		l->duplicates = d;
+		d[l->nr_duplicates] = strdup(path);
+		if (!d[l->nr_duplicates])
+			return -ENOMEM;
+		l->nr_duplicates++;
+		l->items[i].offset = s->pos; /* json-c keeps the last one */
+		return 0;
+	}
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct tierd_json_loc *items = realloc(l->items, cap * sizeof(*items));
+
+		if (!items)
+			return -ENOMEM;
+		l->items = items;
+		l->cap = cap;
+	}
+	l->items[l->nr].path = strdup(path);
+	if (!l->items[l->nr].path)
+		return -ENOMEM;
+	l->items[l->nr].offset = s->pos;
+	l->nr++;
+	return 0;
+}
+
+/* Copies the raw key between quotes (escapes kept as written: keys that
+ * need them are unknown keys anyway) and steps past the closing quote. */
+static char *read_key(struct scanner *s)
+{
+	size_t start = ++s->pos;
+	char *key;
+
+	while (s->pos < s->len && s->text[s->pos] != '"') {
+		if (s->text[s->pos] == '\\')
+			s->pos++;
+		s->pos++;
+	}
+	key = strndup(s->text + start, s->pos - start);
+	s->pos++;
+	return key;
+}
+
+static void skip_string(struct scanner *s)
+{
+	free(read_key(s));
+}
+
+static int scan_value(struct scanner *s, const char *path, int depth);
+
+static int scan_children(struct scanner *s, const char *path, int depth, char close)
+{
+	size_t index = 0;
+	int r;
+
+	s->pos++;
+	for (;;) {
+		char *child = NULL;
+
+		skip_ws(s);
+		if (s->pos >= s->len || s->text[s->pos] == close)
+			break;
+		if (close == '}') {
+			char *key = read_key(s);
+
+			if (!key)
+				return -ENOMEM;
+			r = asprintf(&child, "%s%s%s", path, *path ? "." : "", key);
+			free(key);
+			skip_ws(s);
+			s->pos++; /* ':' */
+			skip_ws(s);
+		} else {
+			r = asprintf(&child, "%s[%zu]", path, index++);
+		}
+		if (r < 0)
+			return -ENOMEM;
+		r = scan_value(s, child, depth + 1);
+		free(child);
+		if (r < 0)
+			return r;
+		skip_ws(s);
+		if (s->pos < s->len && s->text[s->pos] == ',')
+			s->pos++;
+	}
+	s->pos++;
+	return 0;
+}
+
+static int scan_value(struct scanner *s, const char *path, int depth)
+{
+	int r;
+
+	if (depth > LOCATE_MAX_DEPTH)
+		return 0;
+	skip_ws(s);
+	if (s->pos >= s->len)
+		return 0;
+	r = record(s, path);
+	if (r < 0)
+		return r;
+	switch (s->text[s->pos]) {
+	case '{':
+		return scan_children(s, path, depth, '}');
+	case '[':
+		return scan_children(s, path, depth, ']');
+	case '"':
+		skip_string(s);
+		return 0;
+	default:
+		while (s->pos < s->len && !strchr(",]} \t\r\n", s->text[s->pos]))
+			s->pos++;
+		return 0;
+	}
+}
+
+int tierd_json_locate(const char *text, size_t len, struct tierd_json_locs *locs)
+{
+	struct scanner s = { .text = text, .len = len, .pos = 0, .locs = locs };
+	int r;
+
+	memset(locs, 0, sizeof(*locs));
+	r = scan_value(&s, "", 0);
+	if (r < 0)
+		tierd_json_locs_free(locs);
+	return r;
+}
+
+void tierd_json_locs_free(struct tierd_json_locs *locs)
+{
+	for (size_t i = 0; i < locs->nr; i++)
+		free(locs->items[i].path);
+	for (size_t i = 0; i < locs->nr_duplicates; i++)
+		free(locs->duplicates[i]);
+	free(locs->items);
+	free(locs->duplicates);
+	memset(locs, 0, sizeof(*locs));
+}
+
+size_t tierd_json_locs_find(const struct tierd_json_locs *locs, const char *path)
+{
+	char buf[1024];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+	for (;;) {
+		for (size_t i = 0; i < locs->nr; i++)
+			if (strcmp(locs->items[i].path, buf) == 0)
+				return locs->items[i].offset;
+		if (!*buf)
+			return 0;
+		/* Drop the last component: ".key" or "[n]". */
+		char *cut = buf + strlen(buf);
+
+		while (cut > buf && cut[-1] != '.' && cut[-1] != '[')
+			cut--;
+		if (cut > buf)
+			cut--;
+		*cut = '\0';
+	}
+}
+
+void tierd_json_line_col(const char *text, size_t len, size_t offset, int *ret_line,
+			 int *ret_col)
+{
+	int line = 1, col = 1;
+
+	for (size_t i = 0; i < offset && i < len; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	*ret_line = line;
+	*ret_col = col;
+}

@@ -1,0 +1,161 @@
+/* The policy model: what operators write in /etc/tierd/policies.d/NAME.json and
+ * /etc/tierd/tierd.json, as plain structs. Parsing lives in policy_json.c;
+ * nothing else sees json-c. See tierd-policy(5) and tierd.json(5). */
+#ifndef TIERD_POLICY_H
+#define TIERD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nodeset.h"
+#include "snapshot.h"
+
+#define TIERD_NAME_MAX 64
+#define TIERD_PATTERN_MAX TIERD_CGROUP_PATH_MAX
+#define TIERD_MAX_MATCHES 16
+#define TIERD_FILE_PATH_MAX 4096
+
+enum tierd_match_kind {
+	TIERD_MATCH_PATH,  /* exact cgroup path */
+	TIERD_MATCH_GLOB,  /* fnmatch(3) over the path, '/' matched literally */
+	TIERD_MATCH_UNIT,  /* systemd unit or slice: last path component */
+};
+
+struct tierd_match {
+	enum tierd_match_kind kind;
+	char pattern[TIERD_PATTERN_MAX];
+};
+
+enum tierd_amount_kind {
+	TIERD_AMOUNT_BYTES,
+	TIERD_AMOUNT_PCT_USAGE,    /* of the cgroup's usage over all tiers */
+	TIERD_AMOUNT_PCT_CAPACITY, /* of the tier's capacity */
+};
+
+struct tierd_amount {
+	enum tierd_amount_kind kind;
+	uint64_t bytes;
+	uint32_t pmy;
+};
+
+enum tierd_tier_selector {
+	TIERD_SELECT_INDEX, /* tier index from the fastest, 0 */
+	TIERD_SELECT_NODES, /* the tier holding these nodes */
+};
+
+struct tierd_tier_budget {
+	enum tierd_tier_selector selector;
+	int index;
+	struct tierd_nodeset nodes;
+	struct tierd_amount max;
+	bool has_min;
+	struct tierd_amount min;
+	int line, column;          /* where it was written, for later errors */
+};
+
+#define TIERD_STRATEGIES(X)                                                    \
+	X(TIERD_STRATEGY_MOLE, "mole")                                         \
+	X(TIERD_STRATEGY_MIGFLOW, "migflow")                                   \
+	X(TIERD_STRATEGY_HMMV, "hmmv")                                         \
+	X(TIERD_STRATEGY_LINUX, "linux")                                       \
+	X(TIERD_STRATEGY_NONE, "none")
+
+enum tierd_strategy {
+#define TIERD_X(id, name) id,
+	TIERD_STRATEGIES(TIERD_X)
+#undef TIERD_X
+	TIERD_STRATEGY_NR
+};
+
+const char *tierd_strategy_name(enum tierd_strategy s);
+
+enum tierd_sharing {
+	TIERD_SHARING_ISLAND, /* fixed share of the fast tier (HMM-V §3.4) */
+	TIERD_SHARING_POOL,   /* fast tier shared by measured need (HMM-V §3.4) */
+};
+
+struct tierd_migration_budget {
+	uint64_t bytes;        /* per period; 0 = nothing may move */
+	uint64_t period_usec;
+};
+
+struct tierd_policy {
+	char name[TIERD_NAME_MAX];
+	char file[TIERD_FILE_PATH_MAX];
+	size_t nr_matches;
+	struct tierd_match matches[TIERD_MAX_MATCHES];
+	int priority;
+	size_t nr_tiers;
+	struct tierd_tier_budget tiers[TIERD_MAX_TIERS];
+	enum tierd_strategy strategy;
+	char *strategy_params_json;  /* the "params" object, re-serialised; owned */
+	bool has_migration_budget;
+	struct tierd_migration_budget migration_budget;
+	enum tierd_sharing sharing;
+};
+
+struct tierd_policy_set {
+	size_t nr;
+	struct tierd_policy *policies; /* owned, sorted by file name */
+};
+
+void tierd_policy_free(struct tierd_policy *p);
+void tierd_policy_set_free(struct tierd_policy_set *set);
+/* Moves src into dst (freeing dst's old content); src is left empty. */
+void tierd_policy_set_move(struct tierd_policy_set *dst, struct tierd_policy_set *src);
+
+/* Does policy p match the cgroup at path? */
+bool tierd_policy_matches(const struct tierd_policy *p, const char *cgroup_path);
+
+enum tierd_pick {
+	TIERD_PICK_NONE,      /* no policy matches */
+	TIERD_PICK_ONE,       /* *ret_policy is the winner */
+	TIERD_PICK_CONFLICT,  /* two policies of the same top priority match */
+};
+/* Picks the policy for a cgroup: the highest priority wins. On a tie
+ * *ret_policy and *ret_other name the two conflicting policies. */
+enum tierd_pick tierd_policy_pick(const struct tierd_policy_set *set, const char *cgroup_path,
+				  const struct tierd_policy **ret_policy,
+				  const struct tierd_policy **ret_other);
+
+enum tierd_log_level {
+	TIERD_LOG_ERR = 3,     /* syslog priorities, as journald wants them */
+	TIERD_LOG_WARNING = 4,
+	TIERD_LOG_NOTICE = 5,
+	TIERD_LOG_INFO = 6,
+	TIERD_LOG_DEBUG = 7,
+};
+
+/* "err", "warning", "notice", "info", "debug". Returns 0 or -EINVAL. */
+int tierd_log_level_parse(const char *s, enum tierd_log_level *ret);
+
+/* The global configuration (tierd.json). */
+struct tierd_config {
+	uint64_t tick_usec;
+	char metrics_file[TIERD_FILE_PATH_MAX];
+	char state_file[TIERD_FILE_PATH_MAX];
+	char policy_dir[TIERD_FILE_PATH_MAX];
+	enum tierd_log_level log_level;
+	struct tierd_migration_budget migration_budget;
+	size_t nr_tier_override;               /* 0 = use the kernel's tiers */
+	struct tierd_nodeset tier_override[TIERD_MAX_TIERS];
+};
+
+/* Compiled-in defaults; documented in tierd.json(5). */
+#define TIERD_DEFAULT_CONFIG_FILE "/etc/tierd/tierd.json"
+#define TIERD_DEFAULT_POLICY_DIR "/etc/tierd/policies.d"
+/* Debian's prometheus-node-exporter textfile collector directory. */
+#define TIERD_DEFAULT_METRICS_FILE "/var/lib/prometheus/node-exporter/tierd.prom"
+#define TIERD_DEFAULT_STATE_FILE "/run/tierd/state.json"
+/* One second: numa_stat is rstat-flushed on read and cheap at this rate. */
+#define TIERD_DEFAULT_TICK_USEC (1 * 1000000ull)
+/* MigFlow's migration budget, "800 MB / 10 s" (001_8af4204f8db18981.txt, overview of daemon/). */
+#define TIERD_DEFAULT_MIGRATION_BYTES (800ull * 1000 * 1000)
+#define TIERD_DEFAULT_MIGRATION_PERIOD_USEC (10 * 1000000ull)
+/* Below 10 ms a tick would cost more than it observes. */
+#define TIERD_MIN_TICK_USEC (10 * 1000ull)
+
+void tierd_config_defaults(struct tierd_config *cfg);
+
+#endif

@@ -1,0 +1,449 @@
+/* The report as JSON: the daemon's state file and `--json` output. The
+ * reader accepts what the writer writes and names the first key it cannot
+ * use. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const source_names[] = {
+	[TIERD_TIERS_KERNEL] = "kernel",
+	[TIERD_TIERS_CONFIG] = "config",
+	[TIERD_TIERS_SINGLE] = "single",
+};
+
+static int add(json_object *obj, const char *key, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_u64(json_object *obj, const char *key, uint64_t v)
+{
+	return add(obj, key, json_object_new_uint64(v));
+}
+
+static int add_str(json_object *obj, const char *key, const char *v)
+{
+	return add(obj, key, json_object_new_string(v));
+}
+
+static int push(json_object *arr, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_array_add(arr, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *topology_json(const struct tierd_topology *topo)
+{
+	json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
+		    *tiers = json_object_new_array();
+	int r = 0;
+
+	if (!o || !nodes || !tiers)
+		goto fail;
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		const struct tierd_node *n = &topo->nodes[i];
+		json_object *j = json_object_new_object();
+
+		if (!j)
+			goto fail;
+		r |= add(j, "nid", json_object_new_int(n->nid));
+		r |= add(j, "tier", json_object_new_int(n->tier));
+		r |= add_u64(j, "total_bytes", n->total_bytes);
+		r |= add_u64(j, "free_bytes", n->free_bytes);
+		r |= add_str(j, "cpulist", n->cpulist);
+		r |= add(j, "hmat", json_object_new_boolean(n->has_hmat));
+		r |= add_u64(j, "read_latency_ns", n->read_latency_ns);
+		r |= add_u64(j, "write_latency_ns", n->write_latency_ns);
+		r |= add_u64(j, "read_bandwidth_mbps", n->read_bandwidth_mbps);
+		r |= add_u64(j, "write_bandwidth_mbps", n->write_bandwidth_mbps);
+		r |= push(nodes, j);
+	}
+	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		const struct tierd_tier *tier = &topo->tiers[t];
+		json_object *j = json_object_new_object();
+		char list[256];
+
+		if (!j || tierd_nodeset_format(&tier->nodes, list, sizeof(list)) < 0) {
+			json_object_put(j);
+			goto fail;
+		}
+		r |= add(j, "index", json_object_new_int((int)t));
+		r |= add(j, "kernel_id", json_object_new_int(tier->kernel_id));
+		r |= add_str(j, "nodes", list);
+		r |= add_u64(j, "total_bytes", tier->total_bytes);
+		r |= add_u64(j, "free_bytes", tier->free_bytes);
+		r |= add_u64(j, "read_latency_ns", tier->read_latency_ns);
+		r |= push(tiers, j);
+	}
+	r |= add_str(o, "source", source_names[topo->source]);
+	r |= add(o, "nodes", nodes);
+	nodes = NULL;
+	r |= add(o, "tiers", tiers);
+	tiers = NULL;
+	if (r)
+		goto fail;
+	return o;
+fail:
+	json_object_put(nodes);
+	json_object_put(tiers);
+	json_object_put(o);
+	return NULL;
+}
+
+static json_object *cgroup_json(const struct tierd_report_cgroup *c, size_t nr_tiers)
+{
+	json_object *o = json_object_new_object(), *tiers = json_object_new_array();
+	int r = 0;
+
+	if (!o || !tiers)
+		goto fail;
+	r |= add_str(o, "path", c->path);
+	r |= add_str(o, "policy", c->policy);
+	r |= add_str(o, "strategy", tierd_strategy_name(c->strategy));
+	r |= add_str(o, "sharing", c->sharing == TIERD_SHARING_POOL ? "pool" : "island");
+	r |= add_u64(o, "current_bytes", c->current_bytes);
+	r |= add_u64(o, "usage_bytes", c->standing.usage_bytes);
+	r |= add(o, "over_budget", json_object_new_boolean(c->standing.over_budget));
+	for (size_t t = 0; t < nr_tiers; t++) {
+		const struct tierd_tier_standing *ts = &c->standing.tiers[t];
+		json_object *j = json_object_new_object();
+
+		if (!j)
+			goto fail;
+		r |= add_u64(j, "anon_bytes", ts->anon_bytes);
+		r |= add_u64(j, "file_bytes", ts->file_bytes);
+		if (ts->has_max)
+			r |= add_u64(j, "max_bytes", ts->max_bytes);
+		if (ts->has_min)
+			r |= add_u64(j, "min_bytes", ts->min_bytes);
+		r |= add_u64(j, "over_bytes", ts->over_bytes);
+		r |= add_u64(j, "under_min_bytes", ts->under_min_bytes);
+		r |= push(tiers, j);
+	}
+	r |= add(o, "tiers", tiers);
+	tiers = NULL;
+	if (r)
+		goto fail;
+	return o;
+fail:
+	json_object_put(tiers);
+	json_object_put(o);
+	return NULL;
+}
+
+static int to_text(json_object *o, bool pretty, char **ret_text)
+{
+	const char *s = json_object_to_json_string_ext(
+		o, pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
+	char *copy = s ? strdup(s) : NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	*ret_text = copy;
+	return 0;
+}
+
+int tierd_topology_to_json(const struct tierd_topology *topo, bool pretty, char **ret_text)
+{
+	json_object *o = topology_json(topo);
+	int r;
+
+	if (!o)
+		return -ENOMEM;
+	r = to_text(o, pretty, ret_text);
+	json_object_put(o);
+	return r;
+}
+
+int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret_text)
+{
+	json_object *o = json_object_new_object(), *cgroups = json_object_new_array(),
+		    *actions = json_object_new_array();
+	int r = 0;
+
+	if (!o || !cgroups || !actions) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rep->nr_cgroups; i++)
+		r |= push(cgroups, cgroup_json(&rep->cgroups[i], rep->topo.nr_tiers));
+	for (size_t i = 0; i < rep->nr_actions; i++) {
+		const struct tierd_action *a = &rep->actions[i];
+		json_object *j = json_object_new_object();
+
+		if (!j) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r |= add_str(j, "kind", "demote");
+		r |= add_str(j, "reason", tierd_reason_name(a->reason));
+		r |= add_str(j, "cgroup", rep->cgroups[a->cgroup].path);
+		r |= add_u64(j, "from_tier", a->from_tier);
+		r |= add_u64(j, "to_tier", a->to_tier);
+		r |= add_u64(j, "bytes", a->bytes);
+		r |= push(actions, j);
+	}
+	r |= add_u64(o, "realtime_usec", rep->realtime_usec);
+	r |= add(o, "dry_run", json_object_new_boolean(rep->dry_run));
+	r |= add_u64(o, "conflicts", rep->nr_conflicts);
+	r |= add_u64(o, "over_budget", rep->nr_over_budget);
+	r |= add(o, "topology", topology_json(&rep->topo));
+	r |= add(o, "cgroups", cgroups);
+	cgroups = NULL;
+	r |= add(o, "plan", actions);
+	actions = NULL;
+	if (r) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = to_text(o, pretty, ret_text);
+out:
+	json_object_put(cgroups);
+	json_object_put(actions);
+	json_object_put(o);
+	return r;
+}
+
+/* Reader: each getter records the first failing key in the parser. */
+struct reader {
+	char *err;
+	size_t err_size;
+	bool failed;
+};
+
+static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
+{
+	json_object *v;
+
+	if (rd->failed)
+		return NULL;
+	if (!json_object_object_get_ex(o, key, &v) || json_object_get_type(v) != type) {
+		snprintf(rd->err, rd->err_size, "key \"%s\": missing or of the wrong type", key);
+		rd->failed = true;
+		return NULL;
+	}
+	return v;
+}
+
+static uint64_t get_u64(struct reader *rd, json_object *o, const char *key)
+{
+	json_object *v = get(rd, o, key, json_type_int);
+
+	return v ? json_object_get_uint64(v) : 0;
+}
+
+static int get_int(struct reader *rd, json_object *o, const char *key)
+{
+	json_object *v = get(rd, o, key, json_type_int);
+
+	return v ? json_object_get_int(v) : 0;
+}
+
+static bool get_bool(struct reader *rd, json_object *o, const char *key)
+{
+	json_object *v = get(rd, o, key, json_type_boolean);
+
+	return v ? json_object_get_boolean(v) : false;
+}
+
+static void get_str(struct reader *rd, json_object *o, const char *key, char *buf, size_t size)
+{
+	json_object *v = get(rd, o, key, json_type_string);
+
+	if (v)
+		snprintf(buf, size, "%s", json_object_get_string(v));
+}
+
+static bool opt_u64(json_object *o, const char *key, uint64_t *ret)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_get_type(v) != json_type_int)
+		return false;
+	*ret = json_object_get_uint64(v);
+	return true;
+}
+
+static void read_topology(struct reader *rd, json_object *o, struct tierd_topology *topo)
+{
+	json_object *nodes = get(rd, o, "nodes", json_type_array);
+	json_object *tiers = get(rd, o, "tiers", json_type_array);
+	char buf[256] = "";
+
+	if (rd->failed)
+		return;
+	get_str(rd, o, "source", buf, sizeof(buf));
+	for (size_t s = 0; s < sizeof(source_names) / sizeof(source_names[0]); s++)
+		if (strcmp(buf, source_names[s]) == 0)
+			topo->source = (enum tierd_tier_source)s;
+	topo->nr_nodes = json_object_array_length(nodes);
+	topo->nr_tiers = json_object_array_length(tiers);
+	if (topo->nr_nodes > TIERD_MAX_NODES || topo->nr_tiers > TIERD_MAX_TIERS) {
+		snprintf(rd->err, rd->err_size, "more nodes or tiers than tierd handles");
+		rd->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		json_object *j = json_object_array_get_idx(nodes, i);
+		struct tierd_node *n = &topo->nodes[i];
+
+		n->nid = get_int(rd, j, "nid");
+		n->tier = get_int(rd, j, "tier");
+		n->total_bytes = get_u64(rd, j, "total_bytes");
+		n->free_bytes = get_u64(rd, j, "free_bytes");
+		get_str(rd, j, "cpulist", n->cpulist, sizeof(n->cpulist));
+		n->has_hmat = get_bool(rd, j, "hmat");
+		n->read_latency_ns = (uint32_t)get_u64(rd, j, "read_latency_ns");
+		n->write_latency_ns = (uint32_t)get_u64(rd, j, "write_latency_ns");
+		n->read_bandwidth_mbps = (uint32_t)get_u64(rd, j, "read_bandwidth_mbps");
+		n->write_bandwidth_mbps = (uint32_t)get_u64(rd, j, "write_bandwidth_mbps");
+	}
+	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		json_object *j = json_object_array_get_idx(tiers, t);
+		struct tierd_tier *tier = &topo->tiers[t];
+
+		tier->kernel_id = get_int(rd, j, "kernel_id");
+		get_str(rd, j, "nodes", buf, sizeof(buf));
+		if (!rd->failed && tierd_nodeset_parse(buf, &tier->nodes) < 0) {
+			snprintf(rd->err, rd->err_size, "key \"nodes\": expected a node list");
+			rd->failed = true;
+		}
+		tier->total_bytes = get_u64(rd, j, "total_bytes");
+		tier->free_bytes = get_u64(rd, j, "free_bytes");
+		tier->read_latency_ns = (uint32_t)get_u64(rd, j, "read_latency_ns");
+	}
+}
+
+static void read_cgroup(struct reader *rd, json_object *o, size_t nr_tiers,
+			struct tierd_report_cgroup *c)
+{
+	json_object *tiers = get(rd, o, "tiers", json_type_array);
+	char buf[TIERD_NAME_MAX] = "";
+
+	get_str(rd, o, "path", c->path, sizeof(c->path));
+	get_str(rd, o, "policy", c->policy, sizeof(c->policy));
+	get_str(rd, o, "strategy", buf, sizeof(buf));
+	for (int s = 0; s < TIERD_STRATEGY_NR; s++)
+		if (strcmp(buf, tierd_strategy_name((enum tierd_strategy)s)) == 0)
+			c->strategy = (enum tierd_strategy)s;
+	get_str(rd, o, "sharing", buf, sizeof(buf));
+	c->sharing = strcmp(buf, "pool") == 0 ? TIERD_SHARING_POOL : TIERD_SHARING_ISLAND;
+	c->current_bytes = get_u64(rd, o, "current_bytes");
+	c->standing.usage_bytes = get_u64(rd, o, "usage_bytes");
+	c->standing.over_budget = get_bool(rd, o, "over_budget");
+	if (rd->failed)
+		return;
+	if (json_object_array_length(tiers) != nr_tiers) {
+		snprintf(rd->err, rd->err_size, "cgroup %s: %zu tiers, the topology has %zu", c->path,
+			 json_object_array_length(tiers), nr_tiers);
+		rd->failed = true;
+		return;
+	}
+	for (size_t t = 0; t < nr_tiers; t++) {
+		json_object *j = json_object_array_get_idx(tiers, t);
+		struct tierd_tier_standing *ts = &c->standing.tiers[t];
+
+		ts->anon_bytes = get_u64(rd, j, "anon_bytes");
+		ts->file_bytes = get_u64(rd, j, "file_bytes");
+		ts->has_max = opt_u64(j, "max_bytes", &ts->max_bytes);
+		ts->has_min = opt_u64(j, "min_bytes", &ts->min_bytes);
+		ts->over_bytes = get_u64(rd, j, "over_bytes");
+		ts->under_min_bytes = get_u64(rd, j, "under_min_bytes");
+	}
+}
+
+static void read_actions(struct reader *rd, json_object *plan, struct tierd_report *rep)
+{
+	for (size_t i = 0; i < rep->nr_actions && !rd->failed; i++) {
+		json_object *j = json_object_array_get_idx(plan, i);
+		struct tierd_action *a = &rep->actions[i];
+		char path[TIERD_CGROUP_PATH_MAX] = "";
+		bool found = false;
+
+		a->kind = TIERD_ACTION_DEMOTE;
+		a->reason = TIERD_REASON_OVER_TIER_MAX;
+		get_str(rd, j, "cgroup", path, sizeof(path));
+		for (size_t c = 0; c < rep->nr_cgroups && !found; c++) {
+			if (strcmp(rep->cgroups[c].path, path) == 0) {
+				a->cgroup = c;
+				found = true;
+			}
+		}
+		a->from_tier = get_u64(rd, j, "from_tier");
+		a->to_tier = get_u64(rd, j, "to_tier");
+		a->bytes = get_u64(rd, j, "bytes");
+		if (!rd->failed && (!found || a->from_tier >= rep->topo.nr_tiers ||
+				    a->to_tier >= rep->topo.nr_tiers)) {
+			snprintf(rd->err, rd->err_size, "plan[%zu]: unknown cgroup or tier", i);
+			rd->failed = true;
+		}
+	}
+}
+
+int tierd_report_from_json(const char *text, size_t len, struct tierd_report *out, char *err,
+			   size_t err_size)
+{
+	struct reader rd = { .err = err, .err_size = err_size };
+	struct tierd_report rep = { 0 };
+	json_object *root, *cgroups, *plan, *topo;
+	struct json_tokener *tok;
+	int r = -EINVAL;
+
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	if (!root) {
+		snprintf(err, err_size, "invalid JSON at byte %zu: %s", json_tokener_get_parse_end(tok),
+			 json_tokener_error_desc(json_tokener_get_error(tok)));
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
+	json_tokener_free(tok);
+	rep.realtime_usec = get_u64(&rd, root, "realtime_usec");
+	rep.dry_run = get_bool(&rd, root, "dry_run");
+	rep.nr_conflicts = get_u64(&rd, root, "conflicts");
+	rep.nr_over_budget = get_u64(&rd, root, "over_budget");
+	topo = get(&rd, root, "topology", json_type_object);
+	cgroups = get(&rd, root, "cgroups", json_type_array);
+	plan = get(&rd, root, "plan", json_type_array);
+	if (rd.failed)
+		goto out;
+	read_topology(&rd, topo, &rep.topo);
+	rep.nr_cgroups = json_object_array_length(cgroups);
+	rep.nr_actions = json_object_array_length(plan);
+	rep.cgroups = calloc(rep.nr_cgroups + 1, sizeof(*rep.cgroups));
+	rep.actions = calloc(rep.nr_actions + 1, sizeof(*rep.actions));
+	if (!rep.cgroups || !rep.actions) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < rep.nr_cgroups && !rd.failed; i++)
+		read_cgroup(&rd, json_object_array_get_idx(cgroups, i), rep.topo.nr_tiers,
+			    &rep.cgroups[i]);
+	read_actions(&rd, plan, &rep);
+	if (rd.failed)
+		goto out;
+	*out = rep;
+	json_object_put(root);
+	return 0;
+out:
+	tierd_report_free(&rep);
+	json_object_put(root);
+	return r;
+}

@@ -1,0 +1,33 @@
+/* Small helpers shared by every module: cleanup attributes and array sizes.
+ * Modelled on systemd's public idioms (style.md §3); written afresh. */
+#ifndef TIERD_UTIL_H
+#define TIERD_UTIL_H
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define TIERD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void tierd_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void tierd_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+#define _cleanup_free_ __attribute__((cleanup(tierd_freep)))
+#define _cleanup_close_ __attribute__((cleanup(tierd_closep)))
+
+/* Hand ownership out of a cleanup-guarded local. */
+#define TIERD_TAKE_PTR(p)                                                      \
+	({                                                                     \
+		__typeof__(p) _taken = (p);                                    \
+		(p) = NULL;                                                    \
+		_taken;                                                        \
+	})
+
+#endif
