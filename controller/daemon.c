@@ -441,9 +441,15 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct tierd_daemon *d = userdata;
 
+	int r;
+
 	(void)usec;
 	(void)tierd_daemon_tick(d);
-	return sd_event_source_set_time_relative(s, d->cfg.tick_usec);
+	/* A time source fires once; re-arm it for the next tick. */
+	r = sd_event_source_set_time_relative(s, d->cfg.tick_usec);
+	if (r < 0)
+		return r;
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)

@@ -44,7 +44,7 @@ struct span {
 
 struct line_iter {
 	const char *next;
-	const char *end;
+	size_t left;
 	int nr;
 };
 
@@ -58,8 +58,7 @@ static int malformed(int *ret_line, int nr)
 static void lines_init(struct line_iter *it, const char *text, size_t len)
 {
 	it->next = text;
-	/* No arithmetic on a NULL text of length 0. */
-	it->end = len ? text + len : text;
+	it->left = len;
 	it->nr = 0;
 }
 
@@ -67,15 +66,17 @@ static void lines_init(struct line_iter *it, const char *text, size_t len)
  * line: it is the normal end of the file. */
 static bool lines_next(struct line_iter *it, struct span *line)
 {
-	size_t left = (size_t)(it->end - it->next);
 	const char *nl;
+	size_t used;
 
-	if (left == 0)
+	if (it->left == 0)
 		return false;
-	nl = memchr(it->next, '\n', left);
+	nl = memchr(it->next, '\n', it->left);
 	line->p = it->next;
-	line->len = nl ? (size_t)(nl - it->next) : left;
-	it->next = nl ? nl + 1 : it->end;
+	line->len = nl ? (size_t)(nl - it->next) : it->left;
+	used = nl ? line->len + 1 : line->len;
+	it->next += used;
+	it->left -= used;
 	it->nr++;
 	return true;
 }

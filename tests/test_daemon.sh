@@ -1,0 +1,189 @@
+#!/bin/sh
+# Integration tests: the sanitized tierd and tierctl against the fixture
+# trees (tierd --root), the metrics file through a real Prometheus parser,
+# reload keeping the last good policies, cgroups appearing and going away,
+# and the systemd unit. Needs no root, cgroup v2 or NUMA.
+set -u
+: "${BUILD:=build}"
+TIERD=$BUILD/san/tierd
+TIERCTL=$BUILD/san/tierctl
+FIX=tests/fixtures
+PY=/usr/bin/python3
+pass=0 fail=0 skip=0
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# LeakSanitizer needs ptrace, which some sandboxes refuse; keep leaks on.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+
+ok() { pass=$((pass + 1)); }
+no() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_eq() { [ "$1" = "$2" ] && ok || no "$3: got '$1', expected '$2'"; }
+expect_line() { grep -qxF -- "$2" "$1" && ok || no "$1 lacks line: $2"; }
+expect_grep() { grep -qF -- "$2" "$1" && ok || no "$1 lacks: $2"; }
+metric() { grep -E "^$2( |\{)" "$1" | head -n 1 | awk '{print $NF}'; }
+
+# Waits until file contains text (up to ~10 s).
+wait_for() {
+	i=0
+	while [ $i -lt 200 ]; do
+		grep -qF -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# --- one tick on the four-tier machine ------------------------------------
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d \
+	--once --log-target=stderr --metrics-file "$T/m.prom" --state-file "$T/state.json" \
+	>"$T/out" 2>"$T/err"
+expect_eq "$?" 0 "tierd --once exit status"
+M=$T/m.prom
+expect_line "$M" 'tierd_cgroup_tier_bytes{cgroup="/workload.slice/db.service",policy="db",tier="0",type="anon"} 805306368'
+expect_line "$M" 'tierd_cgroup_tier_bytes{cgroup="/workload.slice/db.service",policy="db",tier="0",type="file"} 67108864'
+expect_line "$M" 'tierd_cgroup_tier_bytes{cgroup="/workload.slice/db.service",policy="db",tier="3",type="file"} 33554432'
+expect_line "$M" 'tierd_cgroup_tier_bytes{cgroup="/system.slice/nginx.service",policy="web",tier="2",type="file"} 16777216'
+expect_line "$M" 'tierd_cgroup_tier_budget_max_bytes{cgroup="/workload.slice/db.service",policy="db",tier="0"} 536870912'
+expect_line "$M" 'tierd_cgroup_tier_budget_max_bytes{cgroup="/workload.slice/db.service",policy="db",tier="1"} 1073741824'
+expect_line "$M" 'tierd_cgroup_tier_budget_max_bytes{cgroup="/workload.slice/batch-1.scope",policy="batch",tier="0"} 67108864'
+expect_line "$M" 'tierd_cgroup_tier_budget_min_bytes{cgroup="/system.slice/nginx.service",policy="web",tier="0"} 134217728'
+expect_line "$M" 'tierd_cgroup_tier_over_budget_bytes{cgroup="/workload.slice/db.service",policy="db",tier="0"} 335544320'
+expect_line "$M" 'tierd_cgroup_tier_over_budget_bytes{cgroup="/workload.slice/batch-1.scope",policy="batch",tier="0"} 0'
+expect_line "$M" 'tierd_tier_capacity_bytes{tier="3",nodes="3"} 2147483648'
+expect_line "$M" 'tierd_tier_free_bytes{tier="0",nodes="0"} 268435456'
+expect_line "$M" 'tierd_tier_read_latency_seconds{tier="1",nodes="1"} 0.000000140'
+expect_line "$M" 'tierd_cgroup_memory_current_bytes{cgroup="/workload.slice/db.service"} 1342177280'
+expect_line "$M" 'tierd_cgroup_kernel_demoted_bytes_total{cgroup="/workload.slice/db.service",reclaimer="direct"} 209727488'
+expect_line "$M" 'tierd_cgroup_kernel_promoted_bytes_total{cgroup="/workload.slice/db.service"} 67108864'
+expect_line "$M" 'tierd_cgroup_memory_pressure_avg10_ratio{cgroup="/workload.slice/db.service",kind="some"} 0.1234'
+expect_line "$M" 'tierd_cgroup_memory_pressure_stalled_seconds_total{cgroup="/workload.slice/db.service",kind="full"} 0.123456'
+expect_line "$M" 'tierd_cgroups_managed 4'
+expect_line "$M" 'tierd_cgroups_over_budget 1'
+expect_line "$M" 'tierd_plan_demote_bytes 268435456'
+expect_line "$M" 'tierd_dry_run_actions_total 1'
+expect_line "$M" 'tierd_dry_run 1'
+expect_line "$M" 'tierd_policies_loaded 3'
+expect_line "$M" 'tierd_policy_load_errors_total 0'
+expect_line "$M" 'tierd_ticks_total 1'
+expect_eq "$(stat -c %a "$M")" 644 "metrics file mode"
+grep -q 'ssh.service\|user-1000' "$M" && no "unmanaged cgroups exported" || ok
+# A real parser: every family has HELP and TYPE, every sample parses.
+fams=$($PY - "$M" <<'PYEOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = list(text_string_to_metric_families(open(sys.argv[1]).read()))
+assert all(f.documentation for f in fams), "missing HELP"
+print(len(fams), sum(len(f.samples) for f in fams))
+PYEOF
+)
+expect_eq "$fams" "$(grep -c '^# TYPE ' "$M") $(grep -vc '^#' "$M")" "metric families and samples parsed"
+expect_grep "$T/out" 'demote 256.0M of /workload.slice/db.service from tier 0 to tier 1 (over-tier-max: tier 0 holds 832.0M, max 512.0M)'
+expect_grep "$T/out" 'tierd: 4 tiers, 4 cgroups managed, 1 over budget, dry run'
+expect_grep "$T/err" 'warning: cgroup /workload.slice/db.service is over its tier 0 budget by 320.0M: holds 832.0M, max 512.0M (policy db); plan: demote 256.0M to tier 1 (dry run)'
+
+# --- tierctl status from the state file, table and JSON --------------------
+$TIERCTL status --state-file "$T/state.json" >"$T/status"
+expect_eq "$?" 0 "tierctl status exit status"
+expect_eq "$(cat "$T/status")" "$(cat "$T/out")" "tierctl status matches tierd --once"
+$TIERCTL status --json --state-file "$T/state.json" >"$T/status.json"
+expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[x for x in d["cgroups"] if x["policy"]=="db"][0]; print(d["over_budget"], c["tiers"][0]["over_bytes"], d["plan"][0]["bytes"], len(d["topology"]["tiers"]))' "$T/status.json")" \
+	"1 335544320 268435456 4" "status --json content"
+$TIERCTL status --live --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d >"$T/live"
+expect_eq "$(cat "$T/live")" "$(cat "$T/out")" "tierctl status --live matches tierd --once"
+$TIERCTL status --state-file "$T/missing.json" 2>"$T/e"
+expect_eq "$?" 2 "status without a state file"
+
+# --- topology ---------------------------------------------------------------
+$TIERCTL topology --root $FIX/four-tier >"$T/topo"
+expect_line "$T/topo" '3     memory_tier337  3              2.0G     896.0M     600ns         -'
+expect_line "$T/topo" '0     memory_tier4    0              2.0G     256.0M      80ns       0-1'
+$TIERCTL topology --json --root $FIX/four-tier >"$T/topo.json"
+expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["source"], [t["kernel_id"] for t in d["tiers"]], d["nodes"][3]["read_latency_ns"])' "$T/topo.json")" \
+	"kernel [4, 15, 84, 337] 600" "topology --json"
+printf '{"tiers": ["0-1", "2-3"]}\n' >"$T/override.json"
+$TIERCTL topology --root $FIX/four-tier --config "$T/override.json" >"$T/topo2"
+expect_line "$T/topo2" '2 tiers (tierd.json override), 4 nodes'
+
+# --- one tier, cgroup v1 ------------------------------------------------------
+$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/nope.json" --once \
+	--log-target=stderr --metrics-file "$T/m1.prom" --state-file "$T/s1.json" >"$T/out1" 2>"$T/err1"
+expect_eq "$?" 1 "explicit missing --config is an error"
+expect_grep "$T/err1" "$T/nope.json:0:0: cannot read: No such file or directory"
+printf '{"log_level": "warning"}\n' >"$T/quiet.json"
+$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/quiet.json" --once \
+	--log-target=stderr --metrics-file "$T/m1.prom" --state-file "$T/s1.json" >"$T/out1" 2>"$T/err1"
+expect_eq "$?" 0 "one-tier machine runs"
+expect_grep "$T/err1" 'every node (1) sits in one memory tier (the kernel has no memory_tiering): nothing can move between tiers'
+expect_line "$T/m1.prom" 'tierd_cgroups_managed 0'
+$TIERD --root $FIX/cgroup-v1 --config "$T/quiet.json" --policy-dir configs/policies.d --once \
+	--log-target=stderr >"$T/outv1" 2>"$T/errv1"
+expect_eq "$?" 1 "cgroup v1 refused"
+expect_grep "$T/errv1" 'the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1'
+
+# --- tierctl validate -----------------------------------------------------------
+$TIERCTL validate configs/policies.d/*.json configs/tierd.json >"$T/v" 2>&1
+expect_eq "$?" 0 "bundled configs validate"
+expect_line "$T/v" '4 files valid'
+printf '{\n  "name": "x",\n  "match": {"path": "/a"},\n  "tiers": [{"tier": 0, "max": "1Q"}],\n  "sharing": "both"\n}\n' >"$T/bad.json"
+$TIERCTL validate "$T/bad.json" 2>"$T/v2"
+expect_eq "$?" 1 "broken policy exit status"
+expect_line "$T/v2" "$T/bad.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"1Q\""
+expect_line "$T/v2" "$T/bad.json:5:14: sharing: expected \"island\" or \"pool\", got \"both\""
+$TIERCTL validate --json "$T/bad.json" >"$T/v3"
+expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["valid"], len(d["errors"]))' "$T/v3")" "False 2" "validate --json"
+
+# --- the daemon: reload, cgroups coming and going, SIGTERM --------------------
+cp -r $FIX/four-tier "$T/root"
+mkdir "$T/pol"
+cp configs/policies.d/*.json "$T/pol/"
+printf '{"tick_interval": "100ms", "log_level": "info"}\n' >"$T/fast.json"
+$TIERD --root "$T/root" --config "$T/fast.json" --policy-dir "$T/pol" --log-target=stderr \
+	--metrics-file "$T/d.prom" --state-file "$T/d.json" 2>"$T/dlog" &
+pid=$!
+wait_for "$T/d.prom" 'tierd_ticks_total' && ok || no "daemon wrote no metrics"
+expect_line "$T/d.prom" 'tierd_policies_loaded 3'
+
+printf '{\n  "name": "broken",\n  "match": {"unit": "ssh.service"},\n  "tiers": [{"tier": 0, "max": "lots"}]\n}\n' >"$T/pol/40-broken.json"
+kill -HUP $pid
+wait_for "$T/dlog" 'reload refused' && ok || no "bad reload not refused"
+expect_grep "$T/dlog" "$T/pol/40-broken.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"lots\""
+expect_grep "$T/dlog" 'reload refused; the 3 policies loaded before stay in force'
+wait_for "$T/d.prom" 'tierd_policy_load_errors_total 1' && ok || no "load error not counted"
+expect_line "$T/d.prom" 'tierd_policies_loaded 3'
+expect_line "$T/d.prom" 'tierd_cgroups_managed 4'
+
+printf '{"name": "ssh", "match": {"unit": "ssh.service"}, "tiers": [{"tier": 0, "max": "4M"}]}\n' >"$T/pol/40-broken.json"
+kill -HUP $pid
+wait_for "$T/dlog" 'reloaded: 4 policies' && ok || no "good reload not taken"
+wait_for "$T/d.prom" 'tierd_cgroups_managed 5' && ok || no "new policy not applied"
+expect_grep "$T/dlog" 'cgroup /system.slice/ssh.service is over its tier 0 budget by 2.0M: holds 6.0M, max 4.0M (policy ssh)'
+
+cp -r "$T/root/sys/fs/cgroup/workload.slice/batch-2.scope" "$T/root/sys/fs/cgroup/workload.slice/batch-3.scope"
+wait_for "$T/d.prom" 'tierd_cgroups_managed 6' && ok || no "new cgroup not picked up"
+expect_grep "$T/dlog" 'cgroup /workload.slice/batch-3.scope is managed by policy batch (strategy hmmv, pool)'
+rm -rf "$T/root/sys/fs/cgroup/workload.slice/batch-3.scope"
+wait_for "$T/d.prom" 'tierd_cgroups_managed 5' && ok || no "removed cgroup still managed"
+expect_grep "$T/dlog" 'cgroup /workload.slice/batch-3.scope is no longer managed'
+
+# Logged once, not every tick: 100 ms ticks have run many times by now.
+expect_eq "$(grep -c 'db.service is over its tier 0 budget' "$T/dlog")" 1 "over-budget logged once"
+
+kill -TERM $pid
+wait $pid
+expect_eq "$?" 0 "daemon exit status after SIGTERM"
+expect_grep "$T/dlog" 'stopping after'
+grep -q 'ERROR: AddressSanitizer\|runtime error' "$T/dlog" && no "sanitizer report in daemon log" || ok
+
+# --- the systemd unit ---------------------------------------------------------
+if command -v systemd-analyze >/dev/null 2>&1; then
+	sed "s|@SBINDIR@|$PWD/$BUILD|" units/tierd.service >"$T/tierd.service"
+	systemd-analyze verify --man=no "$T/tierd.service" >"$T/verify" 2>&1
+	expect_eq "$?" 0 "systemd-analyze verify"
+	expect_eq "$(cat "$T/verify")" "" "systemd-analyze verify output"
+else
+	skip=$((skip + 1))
+	echo "SKIP: systemd-analyze not installed" >&2
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
