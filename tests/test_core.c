@@ -1,0 +1,359 @@
+/* The pure core: node sets, units, the JSON locator, the budget engine,
+ * metrics formatting; and cgroupfs reads of a cgroup removed between listing
+ * and reading. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "../controller/cgroupfs.h"
+#include "../policy/engine.h"
+#include "../policy/json_locate.h"
+#include "../policy/units.h"
+
+TIERD_TEST_MAIN_COUNTS;
+
+#define MIB (1024ull * 1024)
+#define GIB (1024 * MIB)
+
+static void test_nodeset(void)
+{
+	struct tierd_nodeset s;
+	char buf[64];
+
+	CHECK_EQ_INT(tierd_nodeset_parse("0-2,5,7-8\n", &s), 0);
+	CHECK_EQ_INT(tierd_nodeset_count(&s), 6);
+	CHECK(tierd_nodeset_has(&s, 1) && !tierd_nodeset_has(&s, 3) && tierd_nodeset_has(&s, 8));
+	CHECK_EQ_INT(tierd_nodeset_format(&s, buf, sizeof(buf)), 9);
+	CHECK_EQ_STR(buf, "0-2,5,7-8");
+	CHECK_EQ_INT(tierd_nodeset_parse("", &s), 0);
+	CHECK(tierd_nodeset_empty(&s));
+	CHECK_EQ_INT(tierd_nodeset_parse("\n", &s), 0);
+	CHECK_EQ_INT(tierd_nodeset_format(&s, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "");
+	CHECK_EQ_INT(tierd_nodeset_parse("3-1", &s), -EINVAL);
+	CHECK_EQ_INT(tierd_nodeset_parse("1,", &s), -EINVAL);
+	CHECK_EQ_INT(tierd_nodeset_parse("a", &s), -EINVAL);
+	CHECK_EQ_INT(tierd_nodeset_parse("1 2", &s), -EINVAL);
+	CHECK_EQ_INT(tierd_nodeset_parse("1024", &s), -ERANGE);
+	CHECK_EQ_INT(tierd_nodeset_parse("1023", &s), 0);
+	CHECK_EQ_INT(tierd_nodeset_next(&s, -1), 1023);
+	CHECK_EQ_INT(tierd_nodeset_format(&s, buf, 3), -ENOSPC);
+}
+
+static void test_units(void)
+{
+	uint64_t v = 0;
+	uint32_t pmy = 0;
+	const char *rest;
+	char buf[32];
+
+	CHECK_EQ_INT(tierd_parse_bytes("512M", &v), 0);
+	CHECK_EQ_U64(v, 512 * MIB);
+	CHECK_EQ_INT(tierd_parse_bytes("4G", &v), 0);
+	CHECK_EQ_U64(v, 4 * GIB);
+	CHECK_EQ_INT(tierd_parse_bytes("4GiB", &v), 0);
+	CHECK_EQ_U64(v, 4 * GIB);
+	CHECK_EQ_INT(tierd_parse_bytes("1KB", &v), 0);
+	CHECK_EQ_U64(v, 1024);
+	CHECK_EQ_INT(tierd_parse_bytes("123", &v), 0);
+	CHECK_EQ_U64(v, 123);
+	CHECK_EQ_INT(tierd_parse_bytes("16E", &v), -ERANGE);
+	CHECK_EQ_INT(tierd_parse_bytes("18446744073709551616", &v), -ERANGE);
+	CHECK_EQ_INT(tierd_parse_bytes("", &v), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_bytes("1.5G", &v), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_bytes("1g", &v), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_bytes("-1", &v), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_bytes("1GX", &v), -EINVAL);
+
+	CHECK_EQ_INT(tierd_parse_percent("25%", &pmy, &rest), 0);
+	CHECK_EQ_INT(pmy, 2500);
+	CHECK_EQ_STR(rest, "");
+	CHECK_EQ_INT(tierd_parse_percent("12.5%capacity", &pmy, &rest), 0);
+	CHECK_EQ_INT(pmy, 1250);
+	CHECK_EQ_STR(rest, "capacity");
+	CHECK_EQ_INT(tierd_parse_percent("0.01%", &pmy, &rest), 0);
+	CHECK_EQ_INT(pmy, 1);
+	CHECK_EQ_INT(tierd_parse_percent("100%", &pmy, &rest), 0);
+	CHECK_EQ_INT(pmy, 10000);
+	CHECK_EQ_INT(tierd_parse_percent("100.01%", &pmy, &rest), -ERANGE);
+	CHECK_EQ_INT(tierd_parse_percent("1.234%", &pmy, &rest), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_percent("1.%", &pmy, &rest), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_percent("25", &pmy, &rest), -EINVAL);
+
+	CHECK_EQ_INT(tierd_parse_duration("10s", &v), 0);
+	CHECK_EQ_U64(v, 10000000);
+	CHECK_EQ_INT(tierd_parse_duration("250ms", &v), 0);
+	CHECK_EQ_U64(v, 250000);
+	CHECK_EQ_INT(tierd_parse_duration("7us", &v), 0);
+	CHECK_EQ_U64(v, 7);
+	CHECK_EQ_INT(tierd_parse_duration("2m", &v), 0);
+	CHECK_EQ_U64(v, 120000000);
+	CHECK_EQ_INT(tierd_parse_duration("1h", &v), 0);
+	CHECK_EQ_U64(v, 3600000000ull);
+	CHECK_EQ_INT(tierd_parse_duration("10", &v), -EINVAL);
+	CHECK_EQ_INT(tierd_parse_duration("10 s", &v), -EINVAL);
+
+	tierd_format_bytes(512 * MIB, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "512.0M");
+	tierd_format_bytes(1023, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "1023B");
+	tierd_format_bytes(1536, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "1.5K");
+}
+
+static void test_locate(void)
+{
+	const char *text = "{\n  \"a\": 1,\n  \"b\": [ {\"c\": \"x\"}, 2 ],\n  \"a\": 3\n}";
+	struct tierd_json_locs locs;
+	int line, col;
+
+	CHECK_EQ_INT(tierd_json_locate(text, strlen(text), &locs), 0);
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "b[0].c"), &line, &col);
+	CHECK_EQ_INT(line, 3);
+	CHECK_EQ_INT(col, 16);
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "b[1]"), &line, &col);
+	CHECK_EQ_INT(line, 3);
+	CHECK_EQ_INT(col, 22);
+	/* Not present: the nearest parent. */
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "b[0].zz"), &line, &col);
+	CHECK_EQ_INT(line, 3);
+	CHECK_EQ_INT(col, 10);
+	/* The duplicate key, located at its last (winning) occurrence. */
+	CHECK_EQ_INT(locs.nr_duplicates, 1);
+	CHECK_EQ_STR(locs.duplicates[0], "a");
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "a"), &line, &col);
+	CHECK_EQ_INT(line, 4);
+	CHECK_EQ_INT(col, 8);
+	tierd_json_locs_free(&locs);
+}
+
+/* Four 1 GiB tiers, one node each; tier t has free[t] bytes free. */
+static void four_tiers(struct tierd_topology *topo, const uint64_t *free_bytes)
+{
+	struct tierd_nodeset sets[4];
+	char err[128];
+
+	memset(topo, 0, sizeof(*topo));
+	topo->nr_nodes = 4;
+	for (int i = 0; i < 4; i++) {
+		topo->nodes[i] = (struct tierd_node){ .nid = i, .total_bytes = GIB,
+						      .free_bytes = free_bytes[i] };
+		tierd_nodeset_clear(&sets[i]);
+		(void)tierd_nodeset_add(&sets[i], i);
+	}
+	if (tierd_topology_assign_tiers(topo, sets, NULL, 4, TIERD_TIERS_CONFIG, err, sizeof(err)))
+		abort();
+}
+
+static struct tierd_policy budget_policy(const char *name, uint64_t max0)
+{
+	struct tierd_policy p = { 0 };
+
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	p.nr_tiers = 1;
+	p.tiers[0] = (struct tierd_tier_budget){ .selector = TIERD_SELECT_INDEX, .index = 0,
+						 .max = { .kind = TIERD_AMOUNT_BYTES, .bytes = max0 } };
+	return p;
+}
+
+static void test_engine(void)
+{
+	const uint64_t free_bytes[4] = { 0, 100 * MIB, 512 * MIB, 512 * MIB };
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs[3] = { 0 };
+	struct tierd_policy pol[3];
+	struct tierd_engine_cgroup cg[3];
+	struct tierd_engine_input in;
+	struct tierd_plan plan;
+
+	four_tiers(&topo, free_bytes);
+	/* a: 600M on tier 0 (max 512M), b: 300M on tier 0 (max 128M),
+	 * c: within budget, with a percentage min and max. */
+	obs[0].anon_bytes[0] = 600 * MIB;
+	obs[0].file_bytes[3] = 200 * MIB;
+	obs[1].anon_bytes[0] = 300 * MIB;
+	obs[2].anon_bytes[0] = 100 * MIB;
+	obs[2].anon_bytes[1] = 300 * MIB;
+	pol[0] = budget_policy("a", 512 * MIB);
+	pol[1] = budget_policy("b", 128 * MIB);
+	pol[1].has_migration_budget = true;
+	pol[1].migration_budget.bytes = 64 * MIB;
+	pol[2] = budget_policy("c", 0);
+	pol[2].tiers[0].max = (struct tierd_amount){ .kind = TIERD_AMOUNT_PCT_USAGE, .pmy = 5000 };
+	pol[2].tiers[0].has_min = true;
+	pol[2].tiers[0].min = (struct tierd_amount){ .kind = TIERD_AMOUNT_PCT_CAPACITY, .pmy = 1250 };
+	for (int i = 0; i < 3; i++)
+		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
+	in = (struct tierd_engine_input){ .topo = &topo, .nr_cgroups = 3, .cgroups = cg };
+
+	CHECK_EQ_INT(tierd_engine_plan(&in, 1 * GIB, &plan), 0);
+	CHECK_EQ_INT(plan.nr_over_budget, 2);
+	CHECK_EQ_U64(plan.standings[0].usage_bytes, 800 * MIB);
+	CHECK_EQ_U64(plan.standings[0].tiers[0].over_bytes, 88 * MIB);
+	CHECK_EQ_U64(plan.standings[0].tiers[3].file_bytes, 200 * MIB);
+	CHECK(!plan.standings[0].tiers[1].has_max);
+	CHECK_EQ_U64(plan.standings[1].tiers[0].over_bytes, 172 * MIB);
+	/* c: max 50% of 400M usage = 200M, min 12.5% of 1G = 128M. */
+	CHECK_EQ_U64(plan.standings[2].tiers[0].max_bytes, 200 * MIB);
+	CHECK_EQ_U64(plan.standings[2].tiers[0].min_bytes, 128 * MIB);
+	CHECK_EQ_U64(plan.standings[2].tiers[0].under_min_bytes, 28 * MIB);
+	CHECK_EQ_U64(plan.standings[2].tiers[0].over_bytes, 0);
+	CHECK(!plan.standings[2].over_budget);
+	/* a gets its 88M; b is capped by its own 64M budget... but tier 1 has
+	 * only 100M free, so b gets the 12M left. */
+	CHECK_EQ_INT(plan.nr_actions, 2);
+	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
+	CHECK_EQ_INT(plan.actions[0].from_tier, 0);
+	CHECK_EQ_INT(plan.actions[0].to_tier, 1);
+	CHECK_EQ_U64(plan.actions[0].bytes, 88 * MIB);
+	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
+	CHECK_EQ_INT(plan.actions[1].cgroup, 1);
+	CHECK_EQ_U64(plan.actions[1].bytes, 12 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 100 * MIB);
+	tierd_plan_free(&plan);
+
+	/* The global budget caps the whole plan. */
+	CHECK_EQ_INT(tierd_engine_plan(&in, 50 * MIB, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK_EQ_U64(plan.actions[0].bytes, 50 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 50 * MIB);
+	tierd_plan_free(&plan);
+
+	/* No budget, no action; standings still computed. */
+	CHECK_EQ_INT(tierd_engine_plan(&in, 0, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 0);
+	CHECK_EQ_INT(plan.nr_over_budget, 2);
+	tierd_plan_free(&plan);
+
+	/* Node-list selectors name the tier that holds the nodes. */
+	{
+		struct tierd_tier_budget b = { .selector = TIERD_SELECT_NODES };
+
+		(void)tierd_nodeset_add(&b.nodes, 2);
+		CHECK_EQ_INT(tierd_budget_tier(&b, &topo), 2);
+		(void)tierd_nodeset_add(&b.nodes, 3);
+		CHECK_EQ_INT(tierd_budget_tier(&b, &topo), -1);
+		b.selector = TIERD_SELECT_INDEX;
+		b.index = 4;
+		CHECK_EQ_INT(tierd_budget_tier(&b, &topo), -1);
+	}
+}
+
+static void test_assign_tiers(void)
+{
+	struct tierd_topology topo = { 0 };
+	struct tierd_nodeset sets[2];
+	char err[128];
+
+	topo.nr_nodes = 2;
+	topo.nodes[0] = (struct tierd_node){ .nid = 0, .total_bytes = GIB, .free_bytes = MIB,
+					     .has_hmat = true, .read_latency_ns = 80 };
+	topo.nodes[1] = (struct tierd_node){ .nid = 1, .total_bytes = GIB, .free_bytes = MIB,
+					     .has_hmat = true, .read_latency_ns = 140 };
+	(void)tierd_nodeset_parse("0-1", &sets[0]);
+	CHECK_EQ_INT(tierd_topology_assign_tiers(&topo, sets, NULL, 1, TIERD_TIERS_CONFIG, err,
+						 sizeof(err)), 0);
+	CHECK_EQ_U64(topo.tiers[0].total_bytes, 2 * GIB);
+	CHECK_EQ_INT(topo.tiers[0].read_latency_ns, 140);
+	(void)tierd_nodeset_parse("0", &sets[0]);
+	(void)tierd_nodeset_parse("0-1", &sets[1]);
+	CHECK_EQ_INT(tierd_topology_assign_tiers(&topo, sets, NULL, 2, TIERD_TIERS_CONFIG, err,
+						 sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "node 0 is in tier 0 and tier 1");
+	(void)tierd_nodeset_parse("0", &sets[0]);
+	(void)tierd_nodeset_parse("2", &sets[1]);
+	CHECK_EQ_INT(tierd_topology_assign_tiers(&topo, sets, NULL, 2, TIERD_TIERS_CONFIG, err,
+						 sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "node 1 (it has memory) is in no tier");
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+}
+
+static int unlink_in(const char *dir, const char *name)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), r;
+
+	if (fd < 0)
+		return -1;
+	r = unlinkat(fd, name, 0);
+	close(fd);
+	return r;
+}
+
+/* A cgroup listed, then removed before its files are read, is -ENOENT
+ * (skipped), not an error; one with a malformed file names file and line. */
+static void test_cgroup_vanishes(void)
+{
+	char root[] = "/tmp/tierd-cg-XXXXXX", dir[600], err[600];
+	struct tierd_cgroupfs fs;
+	struct tierd_cgroup_list list;
+	struct tierd_topology topo = { .nr_nodes = 1 };
+	struct tierd_cgroup_obs obs;
+	struct tierd_buf buf = { 0 };
+	static const char *const files[] = { "memory.current", "memory.min", "memory.low",
+					     "memory.high", "memory.max" };
+
+	if (!mkdtemp(root))
+		abort();
+	snprintf(dir, sizeof(dir), "%s/a.service", root);
+	mkdir(dir, 0755);
+	write_file(dir, "memory.numa_stat", "anon N0=4096\nfile N0=8192\n");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		write_file(dir, files[i], "max\n");
+	write_file(dir, "memory.stat", "anon 4096\nfile 8192\npgpromote_success 3\n");
+	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
+	CHECK_EQ_INT(tierd_cgroupfs_list(&fs, &list), 0);
+	CHECK_EQ_INT(list.nr, 1);
+	CHECK_EQ_STR(list.paths[0], "/a.service");
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, err, sizeof(err)), 0);
+	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
+	CHECK_EQ_U64(obs.file_bytes[0], 8192);
+	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
+	CHECK_EQ_U64(obs.stat.value[TIERD_MEMSTAT_pgpromote_success], 3);
+	CHECK(!obs.has_pressure);
+
+	write_file(dir, "memory.stat", "anon 4096\nfile x\n");
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_STR(err, "/a.service/memory.stat:2: expected \"key value\"");
+
+	/* Gone between listing and reading. */
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlink_in(dir, files[i]);
+	unlink_in(dir, "memory.numa_stat");
+	unlink_in(dir, "memory.stat");
+	rmdir(dir);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, list.paths[0], &topo, &obs, &buf, err, sizeof(err)),
+		     -ENOENT);
+	tierd_cgroup_list_free(&list);
+	tierd_buf_free(&buf);
+	tierd_cgroupfs_close(&fs);
+	rmdir(root);
+}
+
+int main(void)
+{
+	test_nodeset();
+	test_units();
+	test_locate();
+	test_engine();
+	test_assign_tiers();
+	test_cgroup_vanishes();
+	return tierd_test_finish();
+}
