@@ -72,7 +72,7 @@ int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, 
 	}
 	if (mounts.memory_v1) {
 		snprintf(err, err_size,
-			 "the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1 (and without cgroup_no_v1 exceptions for memory)");
+			 "the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1");
 		r = -EMEDIUMTYPE;
 		goto out;
 	}

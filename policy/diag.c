@@ -1,5 +1,6 @@
 /* Collected validation errors. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,6 +25,8 @@ void tierd_diags_add(struct tierd_diags *diags, const char *file, int line, int 
 		diags->cap = cap;
 	}
 	d = &diags->items[diags->nr++];
+	d->line = line;
+	d->column = column;
 	if (key && *key)
 		n = snprintf(d->message, sizeof(d->message), "%s:%d:%d: %s: ", file, line, column, key);
 	else
@@ -33,6 +36,24 @@ void tierd_diags_add(struct tierd_diags *diags, const char *file, int line, int 
 	va_start(ap, fmt);
 	vsnprintf(d->message + n, sizeof(d->message) - (size_t)n, fmt, ap);
 	va_end(ap);
+}
+
+static bool before(const struct tierd_diag *a, const struct tierd_diag *b)
+{
+	return a->line < b->line || (a->line == b->line && a->column < b->column);
+}
+
+void tierd_diags_sort_from(struct tierd_diags *diags, size_t from)
+{
+	/* Insertion sort: stable, and a file has a handful of errors. */
+	for (size_t i = from + 1; i < diags->nr; i++) {
+		struct tierd_diag d = diags->items[i];
+		size_t j = i;
+
+		for (; j > from && before(&d, &diags->items[j - 1]); j--)
+			diags->items[j] = diags->items[j - 1];
+		diags->items[j] = d;
+	}
 }
 
 void tierd_diags_free(struct tierd_diags *diags)

@@ -9,6 +9,7 @@
 #define TIERD_DIAG_MSG_MAX 512
 
 struct tierd_diag {
+	int line, column;
 	char message[TIERD_DIAG_MSG_MAX]; /* "FILE:LINE:COL: KEY: expected ..." */
 };
 
@@ -24,6 +25,9 @@ struct tierd_diags {
  * diags->oom and drops the message. */
 void tierd_diags_add(struct tierd_diags *diags, const char *file, int line, int column,
 		     const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Orders the diagnostics from index `from` on by line and column, keeping
+ * the order of those at one place: a file's errors read top to bottom. */
+void tierd_diags_sort_from(struct tierd_diags *diags, size_t from);
 void tierd_diags_free(struct tierd_diags *diags);
 
 #endif

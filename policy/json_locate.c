@@ -1,5 +1,6 @@
 /* A position index over a JSON text that json-c has already accepted. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static void skip_ws(struct scanner *s)
 		s->pos++;
 }
 
-static int record(struct scanner *s, const char *path)
+static int record(struct scanner *s, const char *path, size_t key_offset)
 {
 	struct tierd_json_locs *l = s->locs;
 
@@ -39,6 +40,7 @@ static int record(struct scanner *s, const char *path)
 			return -ENOMEM;
 		l->nr_duplicates++;
 		l->items[i].offset = s->pos; /* json-c keeps the last one */
+		l->items[i].key_offset = key_offset;
 		return 0;
 	}
 	if (l->nr == l->cap) {
@@ -54,6 +56,7 @@ static int record(struct scanner *s, const char *path)
 	if (!l->items[l->nr].path)
 		return -ENOMEM;
 	l->items[l->nr].offset = s->pos;
+	l->items[l->nr].key_offset = key_offset;
 	l->nr++;
 	return 0;
 }
@@ -80,7 +83,7 @@ static void skip_string(struct scanner *s)
 	free(read_key(s));
 }
 
-static int scan_value(struct scanner *s, const char *path, int depth);
+static int scan_value(struct scanner *s, const char *path, size_t key_offset, int depth);
 
 static int scan_children(struct scanner *s, const char *path, int depth, char close)
 {
@@ -90,10 +93,12 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 	s->pos++;
 	for (;;) {
 		char *child = NULL;
+		size_t key_offset;
 
 		skip_ws(s);
 		if (s->pos >= s->len || s->text[s->pos] == close)
 			break;
+		key_offset = s->pos;
 		if (close == '}') {
 			char *key = read_key(s);
 
@@ -109,7 +114,7 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 		}
 		if (r < 0)
 			return -ENOMEM;
-		r = scan_value(s, child, depth + 1);
+		r = scan_value(s, child, close == '}' ? key_offset : SIZE_MAX, depth + 1);
 		free(child);
 		if (r < 0)
 			return r;
@@ -121,7 +126,8 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 	return 0;
 }
 
-static int scan_value(struct scanner *s, const char *path, int depth)
+/* key_offset SIZE_MAX: no key (array items, the document): the value's own. */
+static int scan_value(struct scanner *s, const char *path, size_t key_offset, int depth)
 {
 	int r;
 
@@ -130,7 +136,7 @@ static int scan_value(struct scanner *s, const char *path, int depth)
 	skip_ws(s);
 	if (s->pos >= s->len)
 		return 0;
-	r = record(s, path);
+	r = record(s, path, key_offset == SIZE_MAX ? s->pos : key_offset);
 	if (r < 0)
 		return r;
 	switch (s->text[s->pos]) {
@@ -154,7 +160,7 @@ int tierd_json_locate(const char *text, size_t len, struct tierd_json_locs *locs
 	int r;
 
 	memset(locs, 0, sizeof(*locs));
-	r = scan_value(&s, "", 0);
+	r = scan_value(&s, "", SIZE_MAX, 0);
 	if (r < 0)
 		tierd_json_locs_free(locs);
 	return r;
@@ -169,6 +175,14 @@ void tierd_json_locs_free(struct tierd_json_locs *locs)
 	free(locs->items);
 	free(locs->duplicates);
 	memset(locs, 0, sizeof(*locs));
+}
+
+size_t tierd_json_locs_find_key(const struct tierd_json_locs *locs, const char *path)
+{
+	for (size_t i = 0; i < locs->nr; i++)
+		if (strcmp(locs->items[i].path, path) == 0)
+			return locs->items[i].key_offset;
+	return tierd_json_locs_find(locs, path);
 }
 
 size_t tierd_json_locs_find(const struct tierd_json_locs *locs, const char *path)

@@ -9,7 +9,8 @@
 
 struct tierd_json_loc {
 	char *path;
-	size_t offset;
+	size_t offset;      /* the value */
+	size_t key_offset;  /* its key's opening quote; the value's for array items */
 };
 
 struct tierd_json_locs {
@@ -26,6 +27,10 @@ void tierd_json_locs_free(struct tierd_json_locs *locs);
 /* Offset of the value at path; for a path not found, that of its nearest
  * recorded parent (the document itself is at the first non-blank byte). */
 size_t tierd_json_locs_find(const struct tierd_json_locs *locs, const char *path);
+
+/* Offset of the key of the member at path (for unknown and duplicate keys),
+ * else as tierd_json_locs_find. */
+size_t tierd_json_locs_find_key(const struct tierd_json_locs *locs, const char *path);
 
 /* 1-based line and column of a byte offset. */
 void tierd_json_line_col(const char *text, size_t len, size_t offset, int *ret_line,

@@ -36,10 +36,11 @@ struct ctx {
 	unsigned errors;
 };
 
-static void verr(struct ctx *c, const char *path, const char *fmt, va_list ap)
+static void verr(struct ctx *c, const char *path, bool at_key, const char *fmt, va_list ap)
 {
 	char msg[TIERD_DIAG_MSG_MAX];
-	size_t off = tierd_json_locs_find(&c->locs, path);
+	size_t off = at_key ? tierd_json_locs_find_key(&c->locs, path)
+			    : tierd_json_locs_find(&c->locs, path);
 	int line, col;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -54,7 +55,18 @@ static void __attribute__((format(printf, 3, 4))) err(struct ctx *c, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	verr(c, path, fmt, ap);
+	verr(c, path, false, fmt, ap);
+	va_end(ap);
+}
+
+/* For errors about the key itself (unknown, written twice): its position. */
+static void __attribute__((format(printf, 3, 4))) err_key(struct ctx *c, const char *path,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr(c, path, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -101,7 +113,7 @@ static void check_keys(struct ctx *c, json_object *obj, const char *path,
 		if (ok)
 			continue;
 		child_path(p, sizeof(p), path, key);
-		err(c, p, "unknown key; expected one of: %s", list);
+		err_key(c, p, "unknown key; expected one of: %s", list);
 	}
 }
 
@@ -496,7 +508,7 @@ static void parse_sharing(struct ctx *c, json_object *o, struct tierd_policy *p)
 static void report_duplicates(struct ctx *c)
 {
 	for (size_t i = 0; i < c->locs.nr_duplicates; i++)
-		err(c, c->locs.duplicates[i], "key written twice in one object; keep one");
+		err_key(c, c->locs.duplicates[i], "key written twice in one object; keep one");
 }
 
 /* Parses text with json-c into *ret; on a syntax error reports its position. */
@@ -551,6 +563,7 @@ int tierd_policy_parse(const char *file, const char *text, size_t len, struct ti
 					    "tiers",    "strategy", "migration_budget",
 					    "sharing",  NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
+	size_t first_diag = diags->nr;
 	struct tierd_policy p = { 0 };
 	json_object *root = NULL, *v;
 	int64_t prio;
@@ -599,6 +612,7 @@ int tierd_policy_parse(const char *file, const char *text, size_t len, struct ti
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);
+	tierd_diags_sort_from(diags, first_diag);
 	if (r == 0 && c.errors)
 		r = -EINVAL;
 	if (r == 0 && diags->oom)
@@ -911,6 +925,7 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 					    "policy_dir",    "log_level",    "migration_budget",
 					    "tiers",         NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
+	size_t first_diag = diags->nr;
 	json_object *root = NULL, *v;
 	int r;
 
@@ -940,6 +955,7 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);
+	tierd_diags_sort_from(diags, first_diag);
 	if (diags->oom)
 		return -ENOMEM;
 	return c.errors ? -EINVAL : 0;

@@ -119,6 +119,11 @@ static void test_locate(void)
 	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "b[1]"), &line, &col);
 	CHECK_EQ_INT(line, 3);
 	CHECK_EQ_INT(col, 22);
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find_key(&locs, "b"), &line, &col);
+	CHECK_EQ_INT(line, 3);
+	CHECK_EQ_INT(col, 3);
+	tierd_json_line_col(text, strlen(text), tierd_json_locs_find_key(&locs, "b[1]"), &line, &col);
+	CHECK_EQ_INT(col, 22);
 	/* Not present: the nearest parent. */
 	tierd_json_line_col(text, strlen(text), tierd_json_locs_find(&locs, "b[0].zz"), &line, &col);
 	CHECK_EQ_INT(line, 3);

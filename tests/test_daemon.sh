@@ -137,6 +137,25 @@ cp -r $FIX/four-tier "$T/root"
 mkdir "$T/pol"
 cp configs/policies.d/*.json "$T/pol/"
 printf '{"tick_interval": "100ms", "log_level": "info"}\n' >"$T/fast.json"
+# A stand-in for systemd's notify socket records what tierd tells it.
+$PY - "$T/notify.sock" "$T/notify" <<'PYEOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], "a", buffering=1) as out:
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        out.write(msg.replace("\n", "|") + "\n")
+        if "STOPPING=1" in msg:
+            break
+PYEOF
+listener=$!
+i=0; while [ ! -S "$T/notify.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=400000 \
 $TIERD --root "$T/root" --config "$T/fast.json" --policy-dir "$T/pol" --log-target=stderr \
 	--metrics-file "$T/d.prom" --state-file "$T/d.json" 2>"$T/dlog" &
 pid=$!
@@ -172,6 +191,13 @@ kill -TERM $pid
 wait $pid
 expect_eq "$?" 0 "daemon exit status after SIGTERM"
 expect_grep "$T/dlog" 'stopping after'
+wait $listener
+N=$T/notify
+expect_eq "$(grep -v '^WATCHDOG=1$' "$N" | head -n 1)" 'READY=1|STATUS=4 tiers, 4 cgroups managed, 1 over budget, dry run' "first notification"
+expect_eq "$(grep -c '^RELOADING=1|MONOTONIC_USEC=[0-9][0-9]*$' "$N")" 2 "RELOADING=1 with MONOTONIC_USEC per reload"
+expect_eq "$(grep -A1 '^RELOADING=1' "$N" | grep -c '^READY=1$')" 2 "READY=1 after each reload"
+grep -q '^WATCHDOG=1$' "$N" && ok || no "no watchdog pings with WATCHDOG_USEC set"
+expect_eq "$(tail -n 1 "$N")" 'STOPPING=1' "last notification"
 grep -q 'ERROR: AddressSanitizer\|runtime error' "$T/dlog" && no "sanitizer report in daemon log" || ok
 
 # --- the systemd unit ---------------------------------------------------------

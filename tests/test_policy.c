@@ -108,7 +108,7 @@ static void test_bad_cases(void)
 		const char *expected;
 	} cases[] = {
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"colour\": 1}",
-		  "p.json:1:50: colour: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing" },
+		  "p.json:1:40: colour: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing" },
 		{ "{\"match\": {\"path\": \"/x\"}}", "p.json:1:1: missing key \"name\"" },
 		{ "{\"name\": \"a\"}", "p.json:1:1: missing key \"match\"" },
 		{ "{\"name\": \"a b\", \"match\": {\"path\": \"/x\"}}",
@@ -147,7 +147,7 @@ static void test_bad_cases(void)
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sharing\": \"ocean\"}",
 		  "p.json:1:51: sharing: expected \"island\" or \"pool\", got \"ocean\"" },
 		{ "{\"name\": \"a\", \"name\": \"b\", \"match\": {\"path\": \"/x\"}}",
-		  "p.json:1:23: name: key written twice in one object; keep one" },
+		  "p.json:1:15: name: key written twice in one object; keep one" },
 		{ "{\n  \"name\": \"a\",\n  \"match\": {\"path\": \"/x\"}\n  \"tiers\": []\n}",
 		  "p.json:4:3: invalid JSON: object value separator ',' expected" },
 		{ "{\"name\": \"a\"", "p.json:1:13: invalid JSON: unexpected end of data" },
@@ -162,6 +162,21 @@ static void test_bad_cases(void)
 		CHECK_EQ_INT(r, -EINVAL);
 		CHECK_EQ_STR(got, cases[i].expected);
 	}
+}
+
+/* All errors of a file, top to bottom, whatever order they were found in. */
+static void test_error_order(void)
+{
+	int r;
+	const char *got = errors_of("{\n \"name\": \"a b\",\n \"match\": {\"path\": \"/x\"},\n"
+				    " \"sharing\": 3,\n \"zz\": 1,\n \"priority\": \"x\"\n}",
+				    &r);
+
+	CHECK_EQ_INT(r, -EINVAL);
+	CHECK_EQ_STR(got, "p.json:2:10: name: expected letters, digits, '_', '-', '.', '@' only, got \"a b\"\n"
+			  "p.json:4:13: sharing: expected \"island\" or \"pool\", got an integer\n"
+			  "p.json:5:2: zz: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing\n"
+			  "p.json:6:14: priority: expected an integer, got a string");
 }
 
 static void test_nul_byte(void)
@@ -341,15 +356,15 @@ static void test_config(void)
 	CHECK_EQ_INT(tierd_config_parse("t.json", bad, strlen(bad), &cfg, &diags), -EINVAL);
 	CHECK_EQ_INT(diags.nr, 5);
 	if (diags.nr == 5) {
-		CHECK_EQ_STR(diags.items[0].message,
-			     "t.json:1:100: extra: unknown key; expected one of: tick_interval, metrics_file, state_file, policy_dir, log_level, migration_budget, tiers");
-		CHECK_EQ_STR(diags.items[1].message, "t.json:1:19: tick_interval: expected at least 10ms");
-		CHECK_EQ_STR(diags.items[2].message,
+		CHECK_EQ_STR(diags.items[0].message, "t.json:1:19: tick_interval: expected at least 10ms");
+		CHECK_EQ_STR(diags.items[1].message,
 			     "t.json:1:40: state_file: expected an absolute path, got \"rel\"");
-		CHECK_EQ_STR(diags.items[3].message,
+		CHECK_EQ_STR(diags.items[2].message,
 			     "t.json:1:60: log_level: expected one of: err, warning, notice, info, debug; got \"loud\"");
-		CHECK_EQ_STR(diags.items[4].message,
+		CHECK_EQ_STR(diags.items[3].message,
 			     "t.json:1:85: tiers[1]: shares nodes with tiers[0]; a node sits in one tier");
+		CHECK_EQ_STR(diags.items[4].message,
+			     "t.json:1:91: extra: unknown key; expected one of: tick_interval, metrics_file, state_file, policy_dir, log_level, migration_budget, tiers");
 	}
 	tierd_diags_free(&diags);
 }
@@ -359,6 +374,7 @@ int main(void)
 	test_good_policy();
 	test_defaults();
 	test_bad_cases();
+	test_error_order();
 	test_nul_byte();
 	test_set_checks();
 	test_pick_conflict();
