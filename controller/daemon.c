@@ -7,6 +7,7 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "metrics.h"
@@ -283,17 +284,14 @@ static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 				  cf->path, cf->a->name, cf->a->file, cf->b->name, cf->b->file,
 				  cf->a->priority);
 	}
-	for (size_t i = 0; i < d->nr_seen; i++) {
-		bool still = false;
-
-		for (size_t j = 0; j < n && !still; j++)
-			still = strcmp(next[j].path, d->seen[i].path) == 0;
-		if (!still && !d->seen[i].conflict)
-			log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path, d->seen[i].policy,
-				  -1, 0, "cgroup %s is no longer managed: it went away or no policy matches it",
-				  d->seen[i].path);
-	}
 	qsort(next, n, sizeof(*next), cmp_seen);
+	for (size_t i = 0; i < d->nr_seen; i++) {
+		if (d->seen[i].conflict || find_seen(next, n, d->seen[i].path))
+			continue;
+		log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path, d->seen[i].policy, -1, 0,
+			  "cgroup %s is no longer managed: it went away or no policy matches it",
+			  d->seen[i].path);
+	}
 	free(d->seen);
 	d->seen = next;
 	d->nr_seen = n;
@@ -306,6 +304,7 @@ static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 	struct tierd_metrics_input in = {
 		.report = rep,
 		.obs = obs->obs,
+		.page_size_bytes = (uint64_t)sysconf(_SC_PAGESIZE),
 		.nr_policies = d->policies.nr,
 		.tick_duration_usec = tick_usec,
 		.ticks_total = d->ticks,

@@ -14,7 +14,6 @@
 #include "../policy/util.h"
 
 #define NSEC_PER_SEC 1e9
-#define PAGE_SIZE_BYTES 4096u /* memory.stat page counts are in base pages */
 #define METRICS_FILE_MODE 0644
 
 struct out {
@@ -157,7 +156,7 @@ static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
 }
 
 static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
-				  const struct tierd_cgroup_obs *obs)
+				  const struct tierd_cgroup_obs *obs, uint64_t page_size)
 {
 	static const struct {
 		enum tierd_memstat_key key;
@@ -185,7 +184,7 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 				emit(o, "tierd_cgroup_kernel_demoted_bytes_total{cgroup=\"%s\",reclaimer=\"%s\"} %llu\n",
 				     path, demotions[d].reason,
 				     (unsigned long long)(obs[c].stat.value[demotions[d].key] *
-							  PAGE_SIZE_BYTES));
+							  page_size));
 	}
 	header(o, "tierd_cgroup_kernel_promoted_bytes_total", "counter",
 	       "Bytes NUMA balancing promoted for the cgroup (memory.stat pgpromote_success).");
@@ -194,7 +193,7 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 		if (obs[c].stat.present & (1u << TIERD_MEMSTAT_pgpromote_success))
 			emit(o, "tierd_cgroup_kernel_promoted_bytes_total{cgroup=\"%s\"} %llu\n", path,
 			     (unsigned long long)(obs[c].stat.value[TIERD_MEMSTAT_pgpromote_success] *
-						  PAGE_SIZE_BYTES));
+						  page_size));
 	}
 	header(o, "tierd_cgroup_memory_pressure_stalled_seconds_total", "counter",
 	       "Time the cgroup's tasks stalled on memory (memory.pressure total), some or full.");
@@ -230,7 +229,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 		planned += rep->actions[i].bytes;
 	tier_metrics(&o, &rep->topo);
 	cgroup_tier_metrics(&o, rep);
-	cgroup_kernel_metrics(&o, rep, in->obs);
+	cgroup_kernel_metrics(&o, rep, in->obs, in->page_size_bytes);
 
 	header(&o, "tierd_cgroups_managed", "gauge", "Cgroups a policy manages this tick.");
 	emit(&o, "tierd_cgroups_managed %zu\n", rep->nr_cgroups);

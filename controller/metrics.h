@@ -12,6 +12,7 @@
 struct tierd_metrics_input {
 	const struct tierd_report *report;
 	const struct tierd_cgroup_obs *obs; /* report->nr_cgroups entries, same order */
+	uint64_t page_size_bytes;           /* memory.stat pg* counts are in pages */
 	size_t nr_policies;
 	uint64_t tick_duration_usec;
 	uint64_t ticks_total;

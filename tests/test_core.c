@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "../controller/cgroupfs.h"
+#include "../controller/metrics.h"
 #include "../policy/engine.h"
 #include "../policy/json_locate.h"
 #include "../policy/units.h"
@@ -277,6 +278,32 @@ static void test_assign_tiers(void)
 	CHECK_EQ_STR(err, "node 1 (it has memory) is in no tier");
 }
 
+/* Label values are escaped; page counts become bytes with the page size given. */
+static void test_metrics_format(void)
+{
+	struct tierd_report rep = { 0 };
+	struct tierd_report_cgroup cg = { 0 };
+	struct tierd_cgroup_obs obs = { 0 };
+	struct tierd_metrics_input in = { .report = &rep, .obs = &obs, .page_size_bytes = 16384 };
+	const uint64_t free_bytes[4] = { 1, 2, 3, 4 };
+	char *text = NULL;
+
+	four_tiers(&rep.topo, free_bytes);
+	rep.nr_cgroups = 1;
+	rep.cgroups = &cg;
+	snprintf(cg.path, sizeof(cg.path), "/a\"b\\c\nd");
+	snprintf(cg.policy, sizeof(cg.policy), "p");
+	cg.standing.tiers[2].anon_bytes = 12345;
+	obs.stat.present = 1u << TIERD_MEMSTAT_pgpromote_success;
+	obs.stat.value[TIERD_MEMSTAT_pgpromote_success] = 3;
+	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
+	CHECK(text && strstr(text, "tierd_cgroup_tier_bytes{cgroup=\"/a\\\"b\\\\c\\nd\",policy=\"p\",tier=\"2\",type=\"anon\"} 12345\n"));
+	CHECK(text && strstr(text, "tierd_cgroup_kernel_promoted_bytes_total{cgroup=\"/a\\\"b\\\\c\\nd\"} 49152\n"));
+	CHECK(text && strstr(text, "tierd_tier_free_bytes{tier=\"3\",nodes=\"3\"} 4\n"));
+	CHECK(text && !strstr(text, "tierd_cgroup_kernel_demoted_bytes_total{"));
+	free(text);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -359,6 +386,7 @@ int main(void)
 	test_locate();
 	test_engine();
 	test_assign_tiers();
+	test_metrics_format();
 	test_cgroup_vanishes();
 	return tierd_test_finish();
 }
