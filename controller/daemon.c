@@ -298,6 +298,25 @@ static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 	return 0;
 }
 
+/* Writes text (formatted with result r) to path, logging only when writing
+ * starts or stops failing, so a missing directory is one line, not one a
+ * tick. Frees text. */
+static void write_export(struct tierd_daemon *d, const char *what, const char *path, int r,
+			 char *text, bool *failing)
+{
+	if (r == 0)
+		r = tierd_write_atomic(path, text, strlen(text));
+	free(text);
+	if ((r < 0) != *failing) {
+		if (r < 0)
+			tierd_log(&d->log, TIERD_LOG_WARNING, "cannot write %s to %s: %s", what, path,
+				  strerror(-r));
+		else
+			tierd_log(&d->log, TIERD_LOG_INFO, "writing %s to %s again", what, path);
+	}
+	*failing = r < 0;
+}
+
 static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 		   const struct tierd_observation *obs, uint64_t tick_usec)
 {
@@ -317,24 +336,10 @@ static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 	int r;
 
 	r = tierd_metrics_format(&in, &text);
-	if (r == 0)
-		r = tierd_write_atomic(d->cfg.metrics_file, text, strlen(text));
-	free(text);
-	if ((r < 0) != d->metrics_failing)
-		tierd_log(&d->log, r < 0 ? TIERD_LOG_WARNING : TIERD_LOG_INFO,
-			  r < 0 ? "cannot write metrics to %s: %s" : "writing metrics to %s again%s",
-			  d->cfg.metrics_file, r < 0 ? strerror(-r) : "");
-	d->metrics_failing = r < 0;
-
+	write_export(d, "metrics", d->cfg.metrics_file, r, text, &d->metrics_failing);
+	text = NULL;
 	r = tierd_report_to_json(rep, true, &text);
-	if (r == 0)
-		r = tierd_write_atomic(d->cfg.state_file, text, strlen(text));
-	free(text);
-	if ((r < 0) != d->state_failing)
-		tierd_log(&d->log, r < 0 ? TIERD_LOG_WARNING : TIERD_LOG_INFO,
-			  r < 0 ? "cannot write the state file %s: %s" : "writing the state file %s again%s",
-			  d->cfg.state_file, r < 0 ? strerror(-r) : "");
-	d->state_failing = r < 0;
+	write_export(d, "the state file", d->cfg.state_file, r, text, &d->state_failing);
 }
 
 int tierd_daemon_tick(struct tierd_daemon *d)

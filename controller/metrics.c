@@ -102,6 +102,32 @@ static void tier_metrics(struct out *o, const struct tierd_topology *topo)
 	}
 }
 
+enum budget_value { BUDGET_MAX, BUDGET_MIN, BUDGET_OVER };
+
+/* One gauge per cgroup and tier, for the tiers where the value exists. */
+static void budget_gauge(struct out *o, const struct tierd_report *rep, enum budget_value which,
+			 const char *name, const char *help)
+{
+	char path[2 * TIERD_CGROUP_PATH_MAX], pol[2 * TIERD_NAME_MAX];
+
+	header(o, name, "gauge", help);
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		escape(rep->cgroups[c].path, path, sizeof(path));
+		escape(rep->cgroups[c].policy, pol, sizeof(pol));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
+			const struct tierd_tier_standing *ts = &rep->cgroups[c].standing.tiers[t];
+			bool has = which == BUDGET_MIN ? ts->has_min : ts->has_max;
+			uint64_t v = which == BUDGET_MAX   ? ts->max_bytes
+				     : which == BUDGET_MIN ? ts->min_bytes
+							   : ts->over_bytes;
+
+			if (has)
+				emit(o, "%s{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n", name, path,
+				     pol, t, (unsigned long long)v);
+		}
+	}
+}
+
 static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
 {
 	char path[2 * TIERD_CGROUP_PATH_MAX], pol[2 * TIERD_NAME_MAX];
@@ -120,39 +146,12 @@ static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
 			     path, pol, t, (unsigned long long)cg->standing.tiers[t].file_bytes);
 		}
 	}
-	header(o, "tierd_cgroup_tier_budget_max_bytes", "gauge",
-	       "Resolved per-tier max budget in force (tiers with a max only).");
-	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
-		escape(rep->cgroups[c].policy, pol, sizeof(pol));
-		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
-			if (rep->cgroups[c].standing.tiers[t].has_max)
-				emit(o, "tierd_cgroup_tier_budget_max_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
-				     path, pol, t,
-				     (unsigned long long)rep->cgroups[c].standing.tiers[t].max_bytes);
-	}
-	header(o, "tierd_cgroup_tier_budget_min_bytes", "gauge",
-	       "Resolved per-tier min budget in force (tiers with a min only).");
-	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
-		escape(rep->cgroups[c].policy, pol, sizeof(pol));
-		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
-			if (rep->cgroups[c].standing.tiers[t].has_min)
-				emit(o, "tierd_cgroup_tier_budget_min_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
-				     path, pol, t,
-				     (unsigned long long)rep->cgroups[c].standing.tiers[t].min_bytes);
-	}
-	header(o, "tierd_cgroup_tier_over_budget_bytes", "gauge",
-	       "Bytes the cgroup holds on the tier above its max budget.");
-	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
-		escape(rep->cgroups[c].policy, pol, sizeof(pol));
-		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
-			if (rep->cgroups[c].standing.tiers[t].has_max)
-				emit(o, "tierd_cgroup_tier_over_budget_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n",
-				     path, pol, t,
-				     (unsigned long long)rep->cgroups[c].standing.tiers[t].over_bytes);
-	}
+	budget_gauge(o, rep, BUDGET_MAX, "tierd_cgroup_tier_budget_max_bytes",
+		     "Resolved per-tier max budget in force (tiers with a max only).");
+	budget_gauge(o, rep, BUDGET_MIN, "tierd_cgroup_tier_budget_min_bytes",
+		     "Resolved per-tier min budget in force (tiers with a min only).");
+	budget_gauge(o, rep, BUDGET_OVER, "tierd_cgroup_tier_over_budget_bytes",
+		     "Bytes the cgroup holds on the tier above its max budget.");
 }
 
 static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,

@@ -81,6 +81,13 @@ expect_grep "$T/out" 'demote 256.0M of /workload.slice/db.service from tier 0 to
 expect_grep "$T/out" 'tierd: 4 tiers, 4 cgroups managed, 1 over budget, dry run'
 expect_grep "$T/err" 'warning: cgroup /workload.slice/db.service is over its tier 0 budget by 320.0M: holds 832.0M, max 512.0M (policy db); plan: demote 256.0M to tier 1 (dry run)'
 
+# An unwritable metrics path is a warning, not a failure.
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d \
+	--once --log-target=stderr --metrics-file "$T/no/such/dir/m.prom" --state-file "$T/s2.json" \
+	>/dev/null 2>"$T/err2"
+expect_eq "$?" 0 "tierd --once with an unwritable metrics path"
+expect_line "$T/err2" "tierd: warning: cannot write metrics to $T/no/such/dir/m.prom: No such file or directory"
+
 # --- tierctl status from the state file, table and JSON --------------------
 $TIERCTL status --state-file "$T/state.json" >"$T/status"
 expect_eq "$?" 0 "tierctl status exit status"
