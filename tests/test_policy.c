@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "../policy/engine.h"
@@ -306,6 +307,11 @@ static void test_set_checks(void)
 	}
 	tierd_policy_set_free(&set);
 	tierd_diags_free(&diags);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(d);
+	rmdir(dir);
 	free(a);
 	free(b);
 	free(c);
