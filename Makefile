@@ -31,21 +31,26 @@ CTL_SRC := $(filter-out controller/tierd.c controller/tierctl.c,$(sort $(wildcar
 LIB_SRC := $(POLICY_SRC) $(CTL_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+SIM_SRC := $(filter-out bench/tiersim/main.c,$(sort $(wildcard bench/tiersim/*.c)))
+SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
+SIM_SAN_OBJ := $(SIM_SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/test/%)
-HDRS := $(wildcard policy/*.h controller/*.h tests/*.h)
+HDRS := $(wildcard policy/*.h controller/*.h tests/*.h bench/tiersim/*.h)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check demo install clean help tests
+.PHONY: all deps check vmcheck demo bench install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
 help:
 	@echo "make            build $(BUILD)/tierd and $(BUILD)/tierctl"
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
-	@echo "make check      build and run every test (ASan+UBSan test build)"
+	@echo "make check      build and run every test (ASan+UBSan test build; includes vmcheck)"
+	@echo "make vmcheck    only the scenarios in the four-tier QEMU VM (tests/vm/)"
 	@echo "make demo       one tick against the bundled four-tier fixture machine"
+	@echo "make bench      every strategy on every workload in the simulator (build/bench/)"
 	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
 	@echo "V=1             show full commands"
 
@@ -70,6 +75,10 @@ $(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(LIB_OBJ)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(LIB_OBJ)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 # Sanitized daemon and CLI for the integration tests.
 $(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SAN_OBJ)
 	$(call msg,LD-SAN,$@)
@@ -79,10 +88,10 @@ $(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SAN_OBJ)
 	$(call msg,LD-SAN,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/test/%: tests/%.c $(SAN_OBJ) $(HDRS)
+$(BUILD)/test/%: tests/%.c $(SAN_OBJ) $(SIM_SAN_OBJ) $(HDRS)
 	$(call msg,LD-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -o $@ $< $(SAN_OBJ) $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -o $@ $< $(SAN_OBJ) $(SIM_SAN_OBJ) $(PKG_LIBS) -lm
 
 tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -93,11 +102,20 @@ check:
 	$(Q)BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
 
 # One tick of the daemon against the bundled four-tier fixture machine.
+# The four-tier VM scenarios alone (make check runs them too).
+vmcheck: $(BUILD)/tierd $(BUILD)/tierctl
+	$(Q)BUILD=$(BUILD) sh tests/test_vm.sh
+
 demo: all
 	$(Q)mkdir -p $(BUILD)/demo
 	$(Q)$(BUILD)/tierd --root tests/fixtures/four-tier --config configs/tierd.json \
 		--policy-dir configs/policies.d --once --log-target=stderr --log-level=notice \
 		--metrics-file $(BUILD)/demo/tierd.prom --state-file $(BUILD)/demo/state.json
+
+# Benchmarks are not tests: they measure, nothing asserts a timing.
+bench: $(BUILD)/tiersim
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(BUILD)/tiersim --out $(BUILD)/bench
 
 install: all
 	install -Dm0755 $(BUILD)/tierd $(DESTDIR)$(PREFIX)/sbin/tierd

@@ -18,6 +18,9 @@
 #include "../policy/units.h"
 
 #define ERR_MAX 1024
+/* sd-event's default slack is 250 ms, a quarter of a default tick; ticks
+ * should come when asked. */
+#define TICK_ACCURACY_USEC 1000
 /* Field buffers for journald: "TIERD_CGROUP=" + path. */
 #define FIELD_MAX (TIERD_CGROUP_PATH_MAX + 32)
 
@@ -101,6 +104,9 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	d->opts = *opts;
 	d->fs.root_fd = -1;
 	d->actuator = &tierd_dry_run_ops;
+	r = tierd_engine_new(&d->engine);
+	if (r < 0)
+		return r;
 	tierd_log_setup(&d->log, opts->log_target,
 			opts->log_level_set ? opts->log_level : TIERD_LOG_INFO);
 
@@ -164,7 +170,8 @@ static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const 
 		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
 		      const char *fmt, ...)
 {
-	char f_event[64], f_cgroup[FIELD_MAX], f_policy[64], f_tier[32], f_bytes[48], msg[ERR_MAX];
+	char f_event[64], f_cgroup[FIELD_MAX], f_policy[TIERD_NAME_MAX + 16], f_tier[32], f_bytes[48],
+		msg[ERR_MAX];
 	const char *fields[5];
 	size_t n = 0;
 	va_list ap;
@@ -248,7 +255,7 @@ static int cmp_seen(const void *a, const void *b)
 static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 		       const struct tierd_observation *obs)
 {
-	size_t nr = rep->nr_cgroups + obs->nr_conflicts;
+	size_t nr = rep->nr_cgroups + obs->nr_conflicts + obs->nr_errors;
 	struct tierd_seen *next = calloc(nr + 1, sizeof(*next));
 	size_t n = 0;
 
@@ -264,6 +271,9 @@ static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
 			if (cg->standing.tiers[t].over_bytes)
 				s->over_tiers |= 1u << t;
+		if (old && old->unreadable)
+			log_event(d, TIERD_LOG_INFO, "cgroup-readable", cg->path, cg->policy, -1, 0,
+				  "cgroup %s can be read again", cg->path);
 		if (!old || old->conflict || strcmp(old->policy, cg->policy) != 0)
 			log_event(d, TIERD_LOG_INFO, "cgroup-managed", cg->path, cg->policy, -1, 0,
 				  "cgroup %s is managed by policy %s (strategy %s, %s)", cg->path,
@@ -283,6 +293,24 @@ static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 				  "cgroup %s left unmanaged: policies \"%s\" (%s) and \"%s\" (%s) both match it with priority %d; give one a higher priority",
 				  cf->path, cf->a->name, cf->a->file, cf->b->name, cf->b->file,
 				  cf->a->priority);
+	}
+	/* A cgroup unreadable this tick keeps what was logged of it: no
+	 * dropped/managed pair for one bad read. */
+	for (size_t i = 0; i < obs->nr_errors; i++) {
+		const struct tierd_unreadable *u = &obs->errors[i];
+		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, u->path);
+		struct tierd_seen *s = &next[n++];
+
+		if (old) {
+			*s = *old;
+		} else {
+			memset(s, 0, sizeof(*s));
+			snprintf(s->path, sizeof(s->path), "%s", u->path);
+		}
+		if (!s->unreadable)
+			log_event(d, TIERD_LOG_WARNING, "cgroup-unreadable", u->path, NULL, -1, 0,
+				  "cgroup %s skipped until its files can be read: %s", u->path, u->why);
+		s->unreadable = true;
 	}
 	qsort(next, n, sizeof(*next), cmp_seen);
 	for (size_t i = 0; i < d->nr_seen; i++) {
@@ -363,10 +391,11 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	in = (struct tierd_engine_input){
 		.now_usec = start,
 		.topo = &d->topo,
+		.global_budget = d->cfg.migration_budget,
 		.nr_cgroups = obs.nr,
 		.cgroups = obs.cgroups,
 	};
-	r = tierd_engine_plan(&in, d->cfg.migration_budget.bytes, &plan);
+	r = tierd_engine_plan(d->engine, &in, &plan);
 	if (r < 0)
 		goto out_obs;
 	for (size_t i = 0; i < plan.nr_actions; i++)
@@ -488,7 +517,8 @@ int tierd_daemon_run(struct tierd_daemon *d)
 	if (r < 0)
 		goto fail;
 	/* First tick at once; each tick re-arms the next. */
-	r = sd_event_add_time_relative(d->event, &d->timer, CLOCK_MONOTONIC, 0, 0, on_timer, d);
+	r = sd_event_add_time_relative(d->event, &d->timer, CLOCK_MONOTONIC, 0, TICK_ACCURACY_USEC,
+				       on_timer, d);
 	if (r < 0)
 		goto fail;
 	(void)sd_event_source_set_description(d->timer, "tierd-tick");
@@ -513,6 +543,8 @@ void tierd_daemon_free(struct tierd_daemon *d)
 	tierd_cgroupfs_close(&d->fs);
 	tierd_policy_set_free(&d->policies);
 	tierd_report_free(&d->last_report);
+	tierd_engine_free(d->engine);
+	d->engine = NULL;
 	free(d->seen);
 	d->seen = NULL;
 	d->nr_seen = 0;

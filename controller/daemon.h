@@ -11,6 +11,7 @@
 #include "actuator.h"
 #include "cgroupfs.h"
 #include "log.h"
+#include "../policy/engine.h"
 #include "../policy/policy.h"
 #include "../policy/report.h"
 
@@ -36,6 +37,7 @@ struct tierd_seen {
 	char policy[TIERD_NAME_MAX];
 	uint32_t over_tiers;       /* bit t: over its max on tier t */
 	bool conflict;
+	bool unreadable;           /* its files could not be used last tick */
 };
 
 struct tierd_daemon {
@@ -45,6 +47,7 @@ struct tierd_daemon {
 	struct tierd_topology topo;
 	struct tierd_cgroupfs fs;
 	struct tierd_policy_set policies;
+	struct tierd_engine *engine;
 	const struct tierd_actuator_ops *actuator;
 	struct tierd_dry_run dry_run;
 

@@ -221,11 +221,15 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 {
 	const struct tierd_report *rep = in->report;
-	uint64_t planned = 0;
+	uint64_t demote = 0, promote = 0;
 	struct out o = { 0 };
 
-	for (size_t i = 0; i < rep->nr_actions; i++)
-		planned += rep->actions[i].bytes;
+	for (size_t i = 0; i < rep->nr_actions; i++) {
+		if (rep->actions[i].to_tier > rep->actions[i].from_tier)
+			demote += rep->actions[i].bytes;
+		else
+			promote += rep->actions[i].bytes;
+	}
 	tier_metrics(&o, &rep->topo);
 	cgroup_tier_metrics(&o, rep);
 	cgroup_kernel_metrics(&o, rep, in->obs, in->page_size_bytes);
@@ -237,9 +241,10 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	header(&o, "tierd_cgroups_policy_conflicts", "gauge",
 	       "Cgroups left unmanaged: matched by two policies of equal priority.");
 	emit(&o, "tierd_cgroups_policy_conflicts %zu\n", rep->nr_conflicts);
-	header(&o, "tierd_plan_demote_bytes", "gauge",
-	       "Bytes this tick's plan would demote to bring cgroups under their budgets.");
-	emit(&o, "tierd_plan_demote_bytes %llu\n", (unsigned long long)planned);
+	header(&o, "tierd_plan_demote_bytes", "gauge", "Bytes this tick's plan moves to slower tiers.");
+	emit(&o, "tierd_plan_demote_bytes %llu\n", (unsigned long long)demote);
+	header(&o, "tierd_plan_promote_bytes", "gauge", "Bytes this tick's plan moves to faster tiers.");
+	emit(&o, "tierd_plan_promote_bytes %llu\n", (unsigned long long)promote);
 	header(&o, "tierd_dry_run_actions_total", "counter",
 	       "Planned actions recorded instead of carried out (dry run).");
 	emit(&o, "tierd_dry_run_actions_total %llu\n", (unsigned long long)in->planned_actions_total);

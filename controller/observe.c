@@ -67,8 +67,22 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *
 			continue;
 		}
 		if (r < 0) {
-			tierd_log(log, TIERD_LOG_WARNING, "cgroup %s skipped this tick: %s", list.paths[i],
-				  err);
+			struct tierd_unreadable *u = realloc(o.errors, (o.nr_errors + 1) * sizeof(*u));
+
+			if (!u) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			o.errors = u;
+			u = &o.errors[o.nr_errors];
+			u->why = strdup(err);
+			if (!u->why) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			/* The list gives up its copy of the path. */
+			u->path = list.paths[i];
+			list.paths[i] = NULL;
 			o.nr_errors++;
 			continue;
 		}
@@ -93,5 +107,10 @@ void tierd_observation_free(struct tierd_observation *o)
 	free(o->obs);
 	free(o->cgroups);
 	free(o->conflicts);
+	for (size_t i = 0; i < o->nr_errors; i++) {
+		free(o->errors[i].path);
+		free(o->errors[i].why);
+	}
+	free(o->errors);
 	memset(o, 0, sizeof(*o));
 }

@@ -17,6 +17,12 @@ struct tierd_conflict {
 	const struct tierd_policy *a, *b;
 };
 
+/* A managed cgroup whose files could not be used this tick. */
+struct tierd_unreadable {
+	char *path;
+	char *why;   /* "file:line: expected ..." or "file: strerror" */
+};
+
 struct tierd_observation {
 	size_t nr;
 	struct tierd_cgroup_obs *obs;          /* nr entries, sorted by path */
@@ -25,11 +31,12 @@ struct tierd_observation {
 	struct tierd_conflict *conflicts;
 	size_t nr_vanished;                    /* matched, gone before it was read */
 	size_t nr_errors;                      /* matched, a file could not be used */
+	struct tierd_unreadable *errors;       /* nr_errors: kept, not dropped */
 };
 
 /* Lists the cgroups, picks each one's policy and reads those that have one.
- * Vanished cgroups are logged at debug, unreadable ones as warnings, and
- * both skipped. Returns 0, -ENOMEM, or -errno when the hierarchy itself
+ * Vanished cgroups are logged at debug and skipped; unreadable ones are
+ * skipped and listed in errors, for the caller to log when that changes. Returns 0, -ENOMEM, or -errno when the hierarchy itself
  * cannot be listed. */
 int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *topo,
 		  const struct tierd_policy_set *set, const struct tierd_logger *log,

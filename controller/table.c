@@ -106,6 +106,14 @@ void tierd_report_print(FILE *f, const struct tierd_report *rep)
 		char bytes[BYTES_COL], used[BYTES_COL], max[BYTES_COL];
 
 		tierd_format_bytes(a->bytes, bytes, sizeof(bytes));
+		if (a->kind == TIERD_ACTION_MIGRATE) {
+			fprintf(f, "  %s %s of %s [0x%llx, 0x%llx) from tier %zu to tier %zu (%s)\n",
+				a->to_tier < a->from_tier ? "promote" : "demote", bytes,
+				rep->cgroups[a->cgroup].path, (unsigned long long)a->start,
+				(unsigned long long)a->end, a->from_tier, a->to_tier,
+				tierd_reason_name(a->reason));
+			continue;
+		}
 		tierd_format_bytes(ts->anon_bytes + ts->file_bytes, used, sizeof(used));
 		tierd_format_bytes(ts->max_bytes, max, sizeof(max));
 		fprintf(f, "  demote %s of %s from tier %zu to tier %zu (%s: tier %zu holds %s, max %s)\n",

@@ -27,6 +27,7 @@ static const char help_text[] =
 	"Options:\n"
 	"  --json              JSON instead of a table\n"
 	"  --live              status: read the system now instead of the state file\n"
+	"  --machine           validate: also check against this machine's tiers (--root)\n"
 	"  --state-file FILE   daemon state file (default " TIERD_DEFAULT_STATE_FILE ")\n"
 	"  --config FILE       tierd.json for --live and topology\n"
 	"  --policy-dir DIR    policies for --live\n"
@@ -36,7 +37,7 @@ static const char help_text[] =
 	"See tierctl(8).\n";
 
 struct ctl {
-	bool json, live;
+	bool json, live, machine;
 	const char *state_file;
 	struct tierd_options daemon;
 };
@@ -138,6 +139,7 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 {
 	struct tierd_diags diags = { 0 };
 	struct tierd_policy_set set = { 0 };
+	struct tierd_topology topo;
 	const char **policies = calloc((size_t)nr + 1, sizeof(*policies));
 	size_t nr_policies = 0;
 	char *text = NULL;
@@ -153,7 +155,19 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 		else
 			policies[nr_policies++] = files[i];
 	}
-	r = tierd_policy_load_files(policies, nr_policies, NULL, &set, &diags);
+	if (c->machine) {
+		struct tierd_config cfg;
+		char err[512];
+
+		tierd_config_defaults(&cfg);
+		if (tierd_topology_read(c->daemon.root, &cfg, &topo, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tierctl: cannot read the memory topology: %s\n", err);
+			free(policies);
+			tierd_diags_free(&diags);
+			return EXIT_USAGE;
+		}
+	}
+	r = tierd_policy_load_files(policies, nr_policies, c->machine ? &topo : NULL, &set, &diags);
 	tierd_policy_set_free(&set);
 	free(policies);
 	if (r == -ENOMEM) {
@@ -171,21 +185,31 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 		for (size_t i = 0; i < diags.nr; i++)
 			fprintf(stderr, "%s\n", diags.items[i].message);
 		if (!diags.nr)
-			printf("%d files valid\n", nr);
+			printf("%d file%s valid\n", nr, nr == 1 ? "" : "s");
 		else
-			fprintf(stderr, "%zu errors\n", diags.nr);
+			fprintf(stderr, "%zu error%s\n", diags.nr, diags.nr == 1 ? "" : "s");
 	}
 	tierd_diags_free(&diags);
 	return rc;
 }
 
-enum { OPT_JSON = 256, OPT_LIVE, OPT_STATE, OPT_CONFIG, OPT_POLICY_DIR, OPT_ROOT, OPT_VERSION };
+enum {
+	OPT_JSON = 256,
+	OPT_LIVE,
+	OPT_MACHINE,
+	OPT_STATE,
+	OPT_CONFIG,
+	OPT_POLICY_DIR,
+	OPT_ROOT,
+	OPT_VERSION,
+};
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "live", no_argument, NULL, OPT_LIVE },
+		{ "machine", no_argument, NULL, OPT_MACHINE },
 		{ "state-file", required_argument, NULL, OPT_STATE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
@@ -215,6 +239,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIVE:
 			c.live = true;
+			break;
+		case OPT_MACHINE:
+			c.machine = true;
 			break;
 		case OPT_STATE:
 			c.state_file = optarg;

@@ -1,13 +1,50 @@
-/* The decision core, budget part: resolve each cgroup's per-tier budgets,
- * measure where it stands, and plan the demotions that would bring it back
- * under its maxima, bounded by the migration budgets and by the free bytes of
- * the tiers the bytes would go to. */
+/* The decision core: budgets first, then each cgroup's strategy, every
+ * action clipped to the migration budgets, the cgroup's tier shares and the
+ * free bytes of the destination tier. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
+#include "strategy.h"
 #include "units.h"
+
+/* What the engine remembers of one cgroup between ticks. */
+struct cgroup_state {
+	uint64_t id;
+	enum tierd_strategy strategy;
+	char *params;                    /* to notice a reload that changed them */
+	const struct tierd_strategy_ops *ops;
+	void *state;
+	int error;                       /* init failure, -errno */
+	uint64_t period_start_usec;      /* its migration budget period */
+	uint64_t period_used_bytes;
+	bool seen;
+};
+
+struct tierd_engine {
+	size_t nr, cap;
+	struct cgroup_state *cgroups;    /* sorted by id */
+	bool started;
+	uint64_t period_start_usec;      /* the global budget period */
+	uint64_t period_used_bytes;
+};
+
+/* Per-tick bookkeeping while the plan is built. */
+struct tick {
+	const struct tierd_engine_input *in;
+	struct tierd_plan *plan;
+	struct tierd_action_list actions; /* plan->actions points into it */
+	uint64_t room[TIERD_MAX_TIERS];
+	uint64_t (*held)[TIERD_MAX_TIERS];  /* per cgroup: bytes on each tier, as planned */
+	uint64_t *cgroup_left;
+	uint64_t global_left;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
 
 uint64_t tierd_amount_resolve(const struct tierd_amount *a, uint64_t usage_bytes,
 			      uint64_t tier_capacity_bytes)
@@ -41,10 +78,36 @@ int tierd_budget_tier(const struct tierd_tier_budget *b, const struct tierd_topo
 	return tier;
 }
 
+void tierd_pool_shares(size_t n, const uint64_t *initial, const uint64_t *need,
+		       uint32_t floor_pmy, uint64_t *share)
+{
+	unsigned __int128 pool = 0, floors = 0, wants = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t floor = (uint64_t)((unsigned __int128)initial[i] * floor_pmy / TIERD_PMY_ONE);
+
+		pool += initial[i];
+		floors += floor;
+		share[i] = floor;
+		if (need[i] > floor)
+			wants += need[i] - floor;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t want = need[i] > share[i] ? need[i] - share[i] : 0;
+
+		if (wants <= pool - floors)
+			share[i] += want;
+		else
+			share[i] += (uint64_t)(want * (pool - floors) / wants);
+	}
+}
+
 static void measure(const struct tierd_topology *topo, const struct tierd_engine_cgroup *cg,
 		    struct tierd_cgroup_standing *st)
 {
 	st->usage_bytes = tierd_cgroup_total_bytes(topo, cg->obs);
+	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
+		st->share_bytes[t] = UINT64_MAX;
 	for (size_t t = 0; t < topo->nr_tiers; t++)
 		(void)tierd_cgroup_tier_bytes(topo, cg->obs, t, &st->tiers[t].anon_bytes,
 					      &st->tiers[t].file_bytes);
@@ -63,6 +126,7 @@ static void measure(const struct tierd_topology *topo, const struct tierd_engine
 		ts->max_bytes = tierd_amount_resolve(&b->max, st->usage_bytes,
 						     topo->tiers[t].total_bytes);
 		ts->over_bytes = used > ts->max_bytes ? used - ts->max_bytes : 0;
+		st->share_bytes[t] = ts->max_bytes;
 		if (b->has_min) {
 			ts->has_min = true;
 			ts->min_bytes = tierd_amount_resolve(&b->min, st->usage_bytes,
@@ -74,83 +138,395 @@ static void measure(const struct tierd_topology *topo, const struct tierd_engine
 	}
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
+/* Bytes of memory a cgroup's hotness shows in use (regions seen accessed);
+ * without observations, what it holds on the fast tier. */
+static uint64_t measured_need(const struct tierd_engine_cgroup *cg,
+			      const struct tierd_cgroup_standing *st)
 {
-	return a < b ? a : b;
+	uint64_t need = 0;
+
+	if (!cg->hot || !cg->hot->nr_regions)
+		return st->tiers[0].anon_bytes + st->tiers[0].file_bytes;
+	for (size_t i = 0; i < cg->hot->nr_regions; i++)
+		if (cg->hot->regions[i].nr_accesses)
+			need += cg->hot->regions[i].end - cg->hot->regions[i].start;
+	return need;
 }
 
-/* Bytes a cgroup's policy lets it move this tick; UINT64_MAX when only the
- * global budget applies. */
-static uint64_t cgroup_budget(const struct tierd_policy *p)
+/* Pool members share tier 0 by need; island members keep fixed shares. */
+static int pool_shares(const struct tierd_engine_input *in, struct tierd_plan *plan)
 {
-	return p->has_migration_budget ? p->migration_budget.bytes : UINT64_MAX;
+	size_t n = 0, k = 0, nr_without_max = 0;
+	uint64_t *initial, *need, *share, free_share;
+	uint64_t capacity = in->topo->tiers[0].total_bytes;
+	int r = 0;
+
+	for (size_t c = 0; c < in->nr_cgroups; c++)
+		n += in->cgroups[c].policy->sharing == TIERD_SHARING_POOL;
+	if (!n)
+		return 0;
+	initial = calloc(n, sizeof(*initial));
+	need = calloc(n, sizeof(*need));
+	share = calloc(n, sizeof(*share));
+	if (!initial || !need || !share) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* A member without a tier-0 max starts from an equal split. */
+	for (size_t c = 0; c < in->nr_cgroups; c++)
+		nr_without_max += in->cgroups[c].policy->sharing == TIERD_SHARING_POOL &&
+				     !plan->standings[c].tiers[0].has_max;
+	free_share = nr_without_max ? capacity / n : 0;
+	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		const struct tierd_cgroup_standing *st = &plan->standings[c];
+
+		if (in->cgroups[c].policy->sharing != TIERD_SHARING_POOL)
+			continue;
+		initial[k] = st->tiers[0].has_max ? st->tiers[0].max_bytes : free_share;
+		need[k] = measured_need(&in->cgroups[c], st);
+		k++;
+	}
+	tierd_pool_shares(n, initial, need, TIERD_POOL_FLOOR_PMY, share);
+	k = 0;
+	for (size_t c = 0; c < in->nr_cgroups; c++)
+		if (in->cgroups[c].policy->sharing == TIERD_SHARING_POOL)
+			plan->standings[c].share_bytes[0] = share[k++];
+out:
+	free(initial);
+	free(need);
+	free(share);
+	return r;
 }
 
-int tierd_engine_plan(const struct tierd_engine_input *in, uint64_t global_budget_bytes,
+static int push_action(struct tick *tk, const struct tierd_action *a)
+{
+	int r = tierd_action_list_push(&tk->actions, a);
+
+	tk->plan->actions = tk->actions.items;
+	tk->plan->nr_actions = tk->actions.nr;
+	return r;
+}
+
+/* Bytes cgroup c may put on tier `to` now: room, share, budgets. */
+static uint64_t limit_into(const struct tick *tk, size_t c, size_t to)
+{
+	uint64_t share = tk->plan->standings[c].share_bytes[to];
+	uint64_t held = tk->held[c][to];
+	uint64_t limit = min_u64(tk->room[to], min_u64(tk->cgroup_left[c], tk->global_left));
+
+	if (share != UINT64_MAX)
+		limit = min_u64(limit, share > held ? share - held : 0);
+	return limit;
+}
+
+static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t bytes)
+{
+	tk->room[to] -= bytes;
+	tk->room[from] += bytes;
+	tk->held[c][to] += bytes;
+	tk->held[c][from] -= min_u64(tk->held[c][from], bytes);
+	tk->cgroup_left[c] -= bytes;
+	tk->global_left -= bytes;
+	tk->plan->planned_bytes += bytes;
+}
+
+/* Budget enforcement: bytes over a tier's max go to the tiers below, the
+ * nearest first, within what each can take. */
+static int enforce_budgets(struct tick *tk)
+{
+	const struct tierd_topology *topo = tk->in->topo;
+	int r;
+
+	for (size_t t = 0; t + 1 < topo->nr_tiers; t++) {
+		for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
+			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
+
+			for (size_t to = t + 1; to < topo->nr_tiers && left; to++) {
+				struct tierd_action a = { .kind = TIERD_ACTION_DEMOTE,
+							  .reason = TIERD_REASON_OVER_TIER_MAX,
+							  .cgroup = c, .from_tier = t, .to_tier = to };
+
+				a.bytes = min_u64(left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
+					  TIERD_PAGE_BYTES;
+				if (!a.bytes)
+					continue;
+				r = push_action(tk, &a);
+				if (r < 0)
+					return r;
+				account(tk, c, t, to, a.bytes);
+				left -= a.bytes;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Takes a strategy's proposal, clipped to every limit, or drops it. */
+static int admit(struct tick *tk, size_t c, struct tierd_action a)
+{
+	const struct tierd_topology *topo = tk->in->topo;
+	uint64_t want, bytes;
+
+	a.cgroup = c;
+	if (a.from_tier >= topo->nr_tiers || a.to_tier >= topo->nr_tiers ||
+	    a.from_tier == a.to_tier || (a.kind == TIERD_ACTION_MIGRATE && a.end <= a.start)) {
+		tk->plan->nr_clipped++;
+		return 0;
+	}
+	want = a.kind == TIERD_ACTION_MIGRATE ? a.end - a.start : a.bytes;
+	bytes = min_u64(want, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+	if (bytes < want) {
+		tk->plan->nr_clipped++;
+		tk->plan->clipped_bytes += want - bytes;
+	}
+	if (!bytes)
+		return 0;
+	a.bytes = bytes;
+	if (a.kind == TIERD_ACTION_MIGRATE)
+		a.end = a.start + bytes;
+	account(tk, c, a.from_tier, a.to_tier, bytes);
+	return push_action(tk, &a);
+}
+
+static struct cgroup_state *find_state(const struct tierd_engine *e, uint64_t id)
+{
+	size_t lo = 0, hi = e->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (e->cgroups[mid].id == id)
+			return &e->cgroups[mid];
+		if (e->cgroups[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void state_reset(struct cgroup_state *s)
+{
+	if (s->ops && s->state)
+		s->ops->free(s->state);
+	free(s->params);
+	s->ops = NULL;
+	s->state = NULL;
+	s->params = NULL;
+	s->error = 0;
+}
+
+static bool same_params(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The state of cgroup id under policy p: created on first sight, made anew
+ * when a reload changed its strategy or params. */
+static int get_state(struct tierd_engine *e, uint64_t id, const struct tierd_policy *p,
+		     struct cgroup_state **ret)
+{
+	struct cgroup_state *s = find_state(e, id);
+	char err[256];
+
+	if (!s) {
+		size_t pos = 0;
+
+		if (e->nr == e->cap) {
+			size_t cap = e->cap ? e->cap * 2 : 16;
+			struct cgroup_state *cg = realloc(e->cgroups, cap * sizeof(*cg));
+
+			if (!cg)
+				return -ENOMEM;
+			e->cgroups = cg;
+			e->cap = cap;
+		}
+		while (pos < e->nr && e->cgroups[pos].id < id)
+			pos++;
+		memmove(&e->cgroups[pos + 1], &e->cgroups[pos], (e->nr - pos) * sizeof(*s));
+		e->nr++;
+		s = &e->cgroups[pos];
+		memset(s, 0, sizeof(*s));
+		s->id = id;
+		s->strategy = TIERD_STRATEGY_NR; /* forces the init below */
+	}
+	s->seen = true;
+	*ret = s;
+	if (s->strategy == p->strategy && same_params(s->params, p->strategy_params_json))
+		return 0;
+	state_reset(s);
+	s->strategy = p->strategy;
+	if (p->strategy_params_json) {
+		s->params = strdup(p->strategy_params_json);
+		if (!s->params)
+			return -ENOMEM;
+	}
+	s->ops = tierd_strategy_get(p->strategy);
+	if (s->ops) {
+		s->error = s->ops->init(p->strategy_params_json, &s->state, err, sizeof(err));
+		if (s->error == -ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Bytes left in a budget period that started at *start; starts a new one
+ * when the period has passed. */
+static uint64_t period_left(const struct tierd_migration_budget *b, uint64_t now,
+			    uint64_t *start, uint64_t *used)
+{
+	if (now - *start >= b->period_usec || now < *start) {
+		*start = now;
+		*used = 0;
+	}
+	return b->bytes > *used ? b->bytes - *used : 0;
+}
+
+static int run_strategies(struct tierd_engine *e, struct tick *tk)
+{
+	const struct tierd_engine_input *in = tk->in;
+	static const struct tierd_hotness no_hotness;
+	static const struct tierd_feedback no_feedback;
+	struct tierd_action_list proposed = { 0 };
+	size_t *order;
+	int r = 0;
+
+	order = calloc(in->nr_cgroups + 1, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	/* By priority, highest first; stable within one priority. */
+	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		size_t j = c;
+
+		while (j > 0 && in->cgroups[order[j - 1]].policy->priority <
+				       in->cgroups[c].policy->priority) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = c;
+	}
+	for (size_t k = 0; k < in->nr_cgroups; k++) {
+		size_t c = order[k];
+		const struct tierd_engine_cgroup *cg = &in->cgroups[c];
+		struct tierd_strategy_input si = { 0 };
+		struct cgroup_state *s;
+
+		r = get_state(e, cg->obs->id, cg->policy, &s);
+		if (r < 0)
+			break;
+		tk->plan->standings[c].strategy_error = s->error;
+		if (!s->ops || s->error)
+			continue;
+		si.now_usec = in->now_usec;
+		si.topo = in->topo;
+		si.obs = cg->obs;
+		si.hot = cg->hot ? cg->hot : &no_hotness;
+		si.feedback = cg->feedback ? cg->feedback : &no_feedback;
+		si.standing = &tk->plan->standings[c];
+		memcpy(si.share_bytes, tk->plan->standings[c].share_bytes, sizeof(si.share_bytes));
+		memcpy(si.room_bytes, tk->room, sizeof(si.room_bytes));
+		si.budget_bytes = min_u64(tk->cgroup_left[c], tk->global_left);
+		si.cgroup = c;
+		s->ops->observe(s->state, &si);
+		proposed.nr = 0;
+		r = s->ops->plan(s->state, &si, &proposed);
+		for (size_t i = 0; r == 0 && i < proposed.nr; i++)
+			r = admit(tk, c, proposed.items[i]);
+		if (r < 0)
+			break;
+	}
+	tierd_action_list_free(&proposed);
+	free(order);
+	return r;
+}
+
+/* Spends what was planned and forgets cgroups gone since the last tick. */
+static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
+		   const struct tierd_plan *plan)
+{
+	size_t kept = 0;
+
+	e->period_used_bytes += plan->planned_bytes;
+	for (size_t i = 0; i < plan->nr_actions; i++) {
+		struct cgroup_state *s = find_state(e, in->cgroups[plan->actions[i].cgroup].obs->id);
+
+		if (s)
+			s->period_used_bytes += plan->actions[i].bytes;
+	}
+	for (size_t i = 0; i < e->nr; i++) {
+		if (!e->cgroups[i].seen) {
+			state_reset(&e->cgroups[i]);
+			continue;
+		}
+		e->cgroups[i].seen = false;
+		e->cgroups[kept++] = e->cgroups[i];
+	}
+	e->nr = kept;
+}
+
+int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *in,
 		      struct tierd_plan *out)
 {
 	const struct tierd_topology *topo = in->topo;
-	uint64_t room[TIERD_MAX_TIERS];
-	uint64_t global_left = global_budget_bytes;
 	struct tierd_plan plan = { 0 };
-	uint64_t *cgroup_left = NULL;
-	int r = 0;
+	struct tick tk = { .in = in, .plan = &plan };
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	plan.nr_cgroups = in->nr_cgroups;
-	if (in->nr_cgroups) {
-		plan.standings = calloc(in->nr_cgroups, sizeof(*plan.standings));
-		/* At most one demotion per tier and cgroup. */
-		plan.actions = calloc(in->nr_cgroups * topo->nr_tiers, sizeof(*plan.actions));
-		cgroup_left = calloc(in->nr_cgroups, sizeof(*cgroup_left));
-		if (!plan.standings || !plan.actions || !cgroup_left) {
-			r = -ENOMEM;
-			goto fail;
-		}
+	plan.standings = calloc(in->nr_cgroups + 1, sizeof(*plan.standings));
+	tk.held = calloc(in->nr_cgroups + 1, sizeof(*tk.held));
+	tk.cgroup_left = calloc(in->nr_cgroups + 1, sizeof(*tk.cgroup_left));
+	if (!plan.standings || !tk.held || !tk.cgroup_left) {
+		r = -ENOMEM;
+		goto fail;
 	}
+	if (!e->started) {
+		e->started = true;
+		e->period_start_usec = in->now_usec;
+	}
+	tk.global_left = period_left(&in->global_budget, in->now_usec, &e->period_start_usec,
+				     &e->period_used_bytes);
 	for (size_t t = 0; t < topo->nr_tiers; t++)
-		room[t] = topo->tiers[t].free_bytes;
-
+		tk.room[t] = topo->tiers[t].free_bytes;
 	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		const struct tierd_engine_cgroup *cg = &in->cgroups[c];
+		struct cgroup_state *s;
+
 		plan.standings[c].cgroup = c;
-		cgroup_left[c] = cgroup_budget(in->cgroups[c].policy);
-		measure(topo, &in->cgroups[c], &plan.standings[c]);
+		measure(topo, cg, &plan.standings[c]);
 		if (plan.standings[c].over_budget)
 			plan.nr_over_budget++;
+		for (size_t t = 0; t < topo->nr_tiers; t++)
+			tk.held[c][t] = plan.standings[c].tiers[t].anon_bytes +
+					plan.standings[c].tiers[t].file_bytes;
+		r = get_state(e, cg->obs->id, cg->policy, &s);
+		if (r < 0)
+			goto fail;
+		if (!s->period_start_usec)
+			s->period_start_usec = in->now_usec;
+		tk.cgroup_left[c] = cg->policy->has_migration_budget
+					    ? period_left(&cg->policy->migration_budget, in->now_usec,
+							  &s->period_start_usec, &s->period_used_bytes)
+					    : UINT64_MAX;
 	}
-
-	/* Tier by tier from the fastest: bytes over a tier's max go one tier
-	 * down, never more than the tier below has free. */
-	for (size_t t = 0; t + 1 < topo->nr_tiers; t++) {
-		for (size_t c = 0; c < in->nr_cgroups && global_left; c++) {
-			struct tierd_tier_standing *ts = &plan.standings[c].tiers[t];
-			struct tierd_action *a;
-			uint64_t bytes;
-
-			if (!ts->over_bytes)
-				continue;
-			bytes = min_u64(ts->over_bytes, min_u64(cgroup_left[c], global_left));
-			bytes = min_u64(bytes, room[t + 1]);
-			if (!bytes)
-				continue;
-			a = &plan.actions[plan.nr_actions++];
-			a->kind = TIERD_ACTION_DEMOTE;
-			a->reason = TIERD_REASON_OVER_TIER_MAX;
-			a->cgroup = c;
-			a->from_tier = t;
-			a->to_tier = t + 1;
-			a->bytes = bytes;
-			room[t + 1] -= bytes;
-			cgroup_left[c] -= bytes;
-			global_left -= bytes;
-			plan.planned_bytes += bytes;
-		}
-	}
+	r = pool_shares(in, &plan);
+	if (r < 0)
+		goto fail;
+	r = enforce_budgets(&tk);
+	if (r < 0)
+		goto fail;
+	r = run_strategies(e, &tk);
+	if (r < 0)
+		goto fail;
+	settle(e, in, &plan);
+	free(tk.held);
+	free(tk.cgroup_left);
 	*out = plan;
-	free(cgroup_left);
 	return 0;
 fail:
-	free(cgroup_left);
+	free(tk.held);
+	free(tk.cgroup_left);
 	tierd_plan_free(&plan);
 	return r;
 }
@@ -162,11 +538,54 @@ void tierd_plan_free(struct tierd_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+int tierd_engine_new(struct tierd_engine **ret)
+{
+	struct tierd_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	*ret = e;
+	return 0;
+}
+
+void tierd_engine_free(struct tierd_engine *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->nr; i++)
+		state_reset(&e->cgroups[i]);
+	free(e->cgroups);
+	free(e);
+}
+
+void tierd_engine_profile(const struct tierd_engine *e, uint64_t cgroup_id,
+			  const struct tierd_topology *topo, uint64_t *interval_usec)
+{
+	const struct cgroup_state *s = find_state(e, cgroup_id);
+
+	memset(interval_usec, 0, topo->nr_tiers * sizeof(*interval_usec));
+	if (s && s->ops && !s->error && s->ops->profile)
+		s->ops->profile(s->state, topo, interval_usec);
+}
+
+const void *tierd_engine_strategy_state(const struct tierd_engine *e, uint64_t cgroup_id,
+					enum tierd_strategy *ret_strategy)
+{
+	const struct cgroup_state *s = find_state(e, cgroup_id);
+
+	if (!s || !s->ops || s->error)
+		return NULL;
+	*ret_strategy = s->strategy;
+	return s->state;
+}
+
 const char *tierd_reason_name(enum tierd_reason r)
 {
-	switch (r) {
-	case TIERD_REASON_OVER_TIER_MAX:
-		return "over-tier-max";
-	}
-	return "?";
+	static const char *const names[] = {
+#define TIERD_X(id, name) [id] = name,
+		TIERD_REASONS(TIERD_X)
+#undef TIERD_X
+	};
+
+	return (unsigned)r < TIERD_REASON_NR ? names[r] : "?";
 }

@@ -59,6 +59,7 @@ struct tierd_tier_budget {
 	X(TIERD_STRATEGY_MIGFLOW, "migflow")                                   \
 	X(TIERD_STRATEGY_HMMV, "hmmv")                                         \
 	X(TIERD_STRATEGY_LINUX, "linux")                                       \
+	X(TIERD_STRATEGY_AUTOTIERING, "autotiering")                           \
 	X(TIERD_STRATEGY_NONE, "none")
 
 enum tierd_strategy {
@@ -151,7 +152,7 @@ struct tierd_config {
 /* One second: numa_stat is rstat-flushed on read and cheap at this rate. */
 #define TIERD_DEFAULT_TICK_USEC (1 * 1000000ull)
 /* MigFlow's migration budget, "800 MB / 10 s" (001_8af4204f8db18981.txt, overview of daemon/). */
-#define TIERD_DEFAULT_MIGRATION_BYTES (800ull * 1000 * 1000)
+#define TIERD_DEFAULT_MIGRATION_BYTES (800ull << 20)
 #define TIERD_DEFAULT_MIGRATION_PERIOD_USEC (10 * 1000000ull)
 /* Below 10 ms a tick would cost more than it observes. */
 #define TIERD_MIN_TICK_USEC (10 * 1000ull)

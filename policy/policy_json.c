@@ -19,6 +19,7 @@
 #include "engine.h"
 #include "json_locate.h"
 #include "policy_json.h"
+#include "strategy.h"
 #include "units.h"
 #include "util.h"
 
@@ -191,7 +192,7 @@ static int get_bytes(struct ctx *c, json_object *o, const char *path, uint64_t *
 		return -EINVAL;
 	s = json_object_get_string(o);
 	if (tierd_parse_bytes(s, ret) < 0) {
-		err(c, path, "expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"%s\"", s);
+		err(c, path, "expected a size such as \"512M\" or \"4G\" (K, M, G, T, P, E), got \"%s\"", s);
 		return -EINVAL;
 	}
 	return 0;
@@ -453,10 +454,49 @@ static int parse_strategy_name(struct ctx *c, json_object *o, const char *path,
 	if (!expect_type(c, o, path, json_type_string, "a strategy name"))
 		return -EINVAL;
 	if (strategy_from_name(json_object_get_string(o), &p->strategy) < 0) {
-		err(c, path, "expected one of: mole, migflow, hmmv, linux, none; got \"%s\"",
-		    json_object_get_string(o));
+		char list[256] = "";
+
+		for (int i = 0; i < TIERD_STRATEGY_NR; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+				 tierd_strategy_name((enum tierd_strategy)i));
+		err(c, path, "expected one of: %s; got \"%s\"", list, json_object_get_string(o));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The strategy validates its own params: a policy that loads is one whose
+ * strategy will start. Its message names the key inside params. */
+static int check_params(struct ctx *c, const struct tierd_policy *p)
+{
+	const struct tierd_strategy_ops *ops = tierd_strategy_get(p->strategy);
+	char msg[TIERD_DIAG_MSG_MAX] = "", path[TIERD_PATTERN_MAX];
+	const char *text;
+	void *state = NULL;
+	int r;
+
+	if (!ops) {
+		if (p->strategy_params_json)
+			err(c, "strategy.params", "strategy \"none\" takes no params");
+		return 0;
+	}
+	r = ops->init(p->strategy_params_json, &state, msg, sizeof(msg));
+	if (r == 0) {
+		ops->free(state);
+		return 0;
+	}
+	if (r == -ENOMEM)
+		return r;
+	/* A message that starts with "key": points at that key. */
+	snprintf(path, sizeof(path), "strategy.params");
+	text = msg;
+	if (msg[0] == '"' && strchr(msg + 1, '"') && strncmp(strchr(msg + 1, '"'), "\": ", 3) == 0) {
+		size_t n = (size_t)(strchr(msg + 1, '"') - msg - 1);
+
+		snprintf(path, sizeof(path), "strategy.params.%.*s", (int)n, msg + 1);
+		text = msg + n + strlen("\"\": ");
+	}
+	err(c, path, "%s", text);
 	return 0;
 }
 
@@ -483,11 +523,12 @@ static int parse_strategy(struct ctx *c, json_object *o, struct tierd_policy *p)
 	if (json_object_object_get_ex(o, "params", &v) &&
 	    expect_type(c, v, "strategy.params", json_type_object, "an object")) {
 		p->strategy_params_json =
-			strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+			strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+								       JSON_C_TO_STRING_NOSLASHESCAPE));
 		if (!p->strategy_params_json)
 			return -ENOMEM;
 	}
-	return 0;
+	return check_params(c, p);
 }
 
 static void parse_sharing(struct ctx *c, json_object *o, struct tierd_policy *p)
@@ -733,6 +774,9 @@ static unsigned check_set(const struct tierd_policy_set *set, const struct tierd
 		return errors;
 
 	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		const struct tierd_policy *last = NULL;
+		const struct tierd_tier_budget *last_b = NULL;
+		size_t last_k = 0;
 		uint64_t sum = 0;
 
 		for (size_t i = 0; i < set->nr; i++) {
@@ -745,32 +789,48 @@ static unsigned check_set(const struct tierd_policy_set *set, const struct tierd
 				    b->min.kind == TIERD_AMOUNT_PCT_USAGE)
 					continue;
 				sum += tierd_amount_resolve(&b->min, 0, topo->tiers[t].total_bytes);
+				last = p;
+				last_b = b;
+				last_k = k;
 			}
 		}
 		if (sum > topo->tiers[t].total_bytes) {
-			char want[32], have[32];
+			char want[32], have[32], key[32];
 
 			tierd_format_bytes(sum, want, sizeof(want));
 			tierd_format_bytes(topo->tiers[t].total_bytes, have, sizeof(have));
-			tierd_diags_add(diags, set->policies[0].file, 1, 1, "tiers",
-					"the policies' min budgets on tier %zu add up to %s, above its capacity %s",
+			snprintf(key, sizeof(key), "tiers[%zu].min", last_k);
+			tierd_diags_add(diags, last->file, last_b->line, last_b->column, key,
+					"the policies' min budgets on tier %zu add up to %s, above its capacity %s (each policy counted once)",
 					t, want, have);
 			errors++;
 		}
 	}
 	for (size_t i = 0; i < set->nr; i++) {
 		const struct tierd_policy *p = &set->policies[i];
+		int tier_of[TIERD_MAX_TIERS];
 
 		for (size_t k = 0; k < p->nr_tiers; k++) {
 			char key[32];
 
-			if (tierd_budget_tier(&p->tiers[k], topo) >= 0)
-				continue;
 			snprintf(key, sizeof(key), "tiers[%zu]", k);
-			tierd_diags_add(diags, p->file, p->tiers[k].line, p->tiers[k].column, key,
-					"names no tier of this machine (%zu tiers; a node list must lie within one tier)",
-					topo->nr_tiers);
-			errors++;
+			tier_of[k] = tierd_budget_tier(&p->tiers[k], topo);
+			if (tier_of[k] < 0) {
+				tierd_diags_add(diags, p->file, p->tiers[k].line, p->tiers[k].column, key,
+						"names no tier of this machine (%zu tiers; a node list must lie within one tier)",
+						topo->nr_tiers);
+				errors++;
+				continue;
+			}
+			for (size_t j = 0; j < k; j++) {
+				if (tier_of[j] != tier_of[k])
+					continue;
+				tierd_diags_add(diags, p->file, p->tiers[k].line, p->tiers[k].column, key,
+						"names tier %d, which tiers[%zu] already budgets on this machine",
+						tier_of[k], j);
+				errors++;
+				break;
+			}
 		}
 	}
 	return errors;
@@ -1005,8 +1065,8 @@ int tierd_diags_to_json(const struct tierd_diags *diags, char **ret_text)
 	    json_object_object_add(o, "errors", arr) < 0)
 		goto out;
 	arr = NULL;
-	*ret_text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_SPACED));
+	*ret_text = strdup(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 	r = *ret_text ? 0 : -ENOMEM;
 out:
 	json_object_put(arr);

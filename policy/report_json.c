@@ -149,7 +149,8 @@ fail:
 static int to_text(json_object *o, bool pretty, char **ret_text)
 {
 	const char *s = json_object_to_json_string_ext(
-		o, pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN);
+		o, pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE
+		       : JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *copy = s ? strdup(s) : NULL;
 
 	if (!copy)
@@ -190,8 +191,12 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 			r = -ENOMEM;
 			goto out;
 		}
-		r |= add_str(j, "kind", "demote");
+		r |= add_str(j, "kind", a->kind == TIERD_ACTION_MIGRATE ? "migrate" : "demote");
 		r |= add_str(j, "reason", tierd_reason_name(a->reason));
+		if (a->kind == TIERD_ACTION_MIGRATE) {
+			r |= add_u64(j, "start", a->start);
+			r |= add_u64(j, "end", a->end);
+		}
 		r |= add_str(j, "cgroup", rep->cgroups[a->cgroup].path);
 		r |= add_u64(j, "from_tier", a->from_tier);
 		r |= add_u64(j, "to_tier", a->to_tier);
@@ -375,8 +380,23 @@ static void read_actions(struct reader *rd, json_object *plan, struct tierd_repo
 		char path[TIERD_CGROUP_PATH_MAX] = "";
 		bool found = false;
 
-		a->kind = TIERD_ACTION_DEMOTE;
-		a->reason = TIERD_REASON_OVER_TIER_MAX;
+		char name[64] = "";
+
+		get_str(rd, j, "kind", name, sizeof(name));
+		a->kind = strcmp(name, "migrate") == 0 ? TIERD_ACTION_MIGRATE : TIERD_ACTION_DEMOTE;
+		get_str(rd, j, "reason", name, sizeof(name));
+		a->reason = TIERD_REASON_NR;
+		for (int k = 0; k < TIERD_REASON_NR; k++)
+			if (strcmp(name, tierd_reason_name((enum tierd_reason)k)) == 0)
+				a->reason = (enum tierd_reason)k;
+		if (!rd->failed && a->reason == TIERD_REASON_NR) {
+			snprintf(rd->err, rd->err_size, "plan[%zu]: unknown reason \"%s\"", i, name);
+			rd->failed = true;
+		}
+		if (a->kind == TIERD_ACTION_MIGRATE) {
+			a->start = get_u64(rd, j, "start");
+			a->end = get_u64(rd, j, "end");
+		}
 		get_str(rd, j, "cgroup", path, sizeof(path));
 		for (size_t c = 0; c < rep->nr_cgroups && !found; c++) {
 			if (strcmp(rep->cgroups[c].path, path) == 0) {

@@ -167,6 +167,19 @@ static struct tierd_policy budget_policy(const char *name, uint64_t max0)
 	return p;
 }
 
+static struct tierd_engine_input engine_input(const struct tierd_topology *topo,
+					      const struct tierd_engine_cgroup *cg, size_t n,
+					      uint64_t now, uint64_t budget)
+{
+	return (struct tierd_engine_input){
+		.now_usec = now,
+		.topo = topo,
+		.global_budget = { .bytes = budget, .period_usec = 10 * TIERD_USEC_PER_SEC },
+		.nr_cgroups = n,
+		.cgroups = cg,
+	};
+}
+
 static void test_engine(void)
 {
 	const uint64_t free_bytes[4] = { 0, 100 * MIB, 512 * MIB, 512 * MIB };
@@ -175,6 +188,7 @@ static void test_engine(void)
 	struct tierd_policy pol[3];
 	struct tierd_engine_cgroup cg[3];
 	struct tierd_engine_input in;
+	struct tierd_engine *e;
 	struct tierd_plan plan;
 
 	four_tiers(&topo, free_bytes);
@@ -185,24 +199,30 @@ static void test_engine(void)
 	obs[1].anon_bytes[0] = 300 * MIB;
 	obs[2].anon_bytes[0] = 100 * MIB;
 	obs[2].anon_bytes[1] = 300 * MIB;
+	for (int i = 0; i < 3; i++)
+		obs[i].id = 100 + (uint64_t)i;
 	pol[0] = budget_policy("a", 512 * MIB);
 	pol[1] = budget_policy("b", 128 * MIB);
 	pol[1].has_migration_budget = true;
-	pol[1].migration_budget.bytes = 64 * MIB;
+	pol[1].migration_budget = (struct tierd_migration_budget){ .bytes = 64 * MIB,
+								   .period_usec = TIERD_USEC_PER_SEC };
 	pol[2] = budget_policy("c", 0);
 	pol[2].tiers[0].max = (struct tierd_amount){ .kind = TIERD_AMOUNT_PCT_USAGE, .pmy = 5000 };
 	pol[2].tiers[0].has_min = true;
 	pol[2].tiers[0].min = (struct tierd_amount){ .kind = TIERD_AMOUNT_PCT_CAPACITY, .pmy = 1250 };
 	for (int i = 0; i < 3; i++)
 		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
-	in = (struct tierd_engine_input){ .topo = &topo, .nr_cgroups = 3, .cgroups = cg };
 
-	CHECK_EQ_INT(tierd_engine_plan(&in, 1 * GIB, &plan), 0);
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	in = engine_input(&topo, cg, 3, 1000, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_over_budget, 2);
 	CHECK_EQ_U64(plan.standings[0].usage_bytes, 800 * MIB);
 	CHECK_EQ_U64(plan.standings[0].tiers[0].over_bytes, 88 * MIB);
 	CHECK_EQ_U64(plan.standings[0].tiers[3].file_bytes, 200 * MIB);
 	CHECK(!plan.standings[0].tiers[1].has_max);
+	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 512 * MIB);
+	CHECK_EQ_U64(plan.standings[0].share_bytes[1], UINT64_MAX);
 	CHECK_EQ_U64(plan.standings[1].tiers[0].over_bytes, 172 * MIB);
 	/* c: max 50% of 400M usage = 200M, min 12.5% of 1G = 128M. */
 	CHECK_EQ_U64(plan.standings[2].tiers[0].max_bytes, 200 * MIB);
@@ -210,31 +230,52 @@ static void test_engine(void)
 	CHECK_EQ_U64(plan.standings[2].tiers[0].under_min_bytes, 28 * MIB);
 	CHECK_EQ_U64(plan.standings[2].tiers[0].over_bytes, 0);
 	CHECK(!plan.standings[2].over_budget);
-	/* a gets its 88M; b is capped by its own 64M budget... but tier 1 has
-	 * only 100M free, so b gets the 12M left. */
-	CHECK_EQ_INT(plan.nr_actions, 2);
+	/* a: its 88M go to tier 1. b: its own budget is 64M; tier 1 has 12M
+	 * left, so 12M go there and the other 52M to tier 2 (nearest first). */
+	CHECK_EQ_INT(plan.nr_actions, 3);
 	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
+	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
 	CHECK_EQ_INT(plan.actions[0].from_tier, 0);
 	CHECK_EQ_INT(plan.actions[0].to_tier, 1);
 	CHECK_EQ_U64(plan.actions[0].bytes, 88 * MIB);
 	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
 	CHECK_EQ_INT(plan.actions[1].cgroup, 1);
+	CHECK_EQ_INT(plan.actions[1].to_tier, 1);
 	CHECK_EQ_U64(plan.actions[1].bytes, 12 * MIB);
-	CHECK_EQ_U64(plan.planned_bytes, 100 * MIB);
+	CHECK_EQ_INT(plan.actions[2].cgroup, 1);
+	CHECK_EQ_INT(plan.actions[2].to_tier, 2);
+	CHECK_EQ_U64(plan.actions[2].bytes, 52 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 152 * MIB);
 	tierd_plan_free(&plan);
 
-	/* The global budget caps the whole plan. */
-	CHECK_EQ_INT(tierd_engine_plan(&in, 50 * MIB, &plan), 0);
+	/* Half a second later, b's 1 s period is spent: only a moves. */
+	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC / 2, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
+	tierd_plan_free(&plan);
+	/* A new period for b; the global period (10 s) has 1G - 240M left. */
+	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 3);
+	CHECK_EQ_U64(plan.planned_bytes, 152 * MIB);
+	tierd_plan_free(&plan);
+	tierd_engine_free(e);
+
+	/* The global budget caps the whole plan, over its period. */
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	in = engine_input(&topo, cg, 3, 1000, 50 * MIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 1);
 	CHECK_EQ_U64(plan.actions[0].bytes, 50 * MIB);
 	CHECK_EQ_U64(plan.planned_bytes, 50 * MIB);
 	tierd_plan_free(&plan);
-
-	/* No budget, no action; standings still computed. */
-	CHECK_EQ_INT(tierd_engine_plan(&in, 0, &plan), 0);
+	in = engine_input(&topo, cg, 3, 2000, 50 * MIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 0);
 	CHECK_EQ_INT(plan.nr_over_budget, 2);
 	tierd_plan_free(&plan);
+	tierd_engine_free(e);
 
 	/* Node-list selectors name the tier that holds the nodes. */
 	{
@@ -248,6 +289,81 @@ static void test_engine(void)
 		b.index = 4;
 		CHECK_EQ_INT(tierd_budget_tier(&b, &topo), -1);
 	}
+}
+
+/* A strategy's proposals go through the engine: the linux baseline promotes
+ * sampled slow-tier pages to tier 0, within the global budget, and the plan
+ * names the rule. */
+static void test_engine_strategy(void)
+{
+	const uint64_t free_bytes[4] = { 1 * MIB, 1 * MIB, 1 * MIB, 1 * MIB };
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs = { .id = 7 };
+	struct tierd_policy pol = { .strategy = TIERD_STRATEGY_LINUX };
+	struct tierd_sample samples[3];
+	struct tierd_hotness hot = { .nr_samples = 3, .samples = samples };
+	struct tierd_engine_cgroup cg = { .obs = &obs, .policy = &pol, .hot = &hot };
+	struct tierd_engine_input in;
+	struct tierd_engine *e;
+	struct tierd_plan plan;
+	enum tierd_strategy which = TIERD_STRATEGY_NONE;
+
+	four_tiers(&topo, free_bytes);
+	obs.anon_bytes[3] = 1 * MIB;
+	for (int i = 0; i < 3; i++)
+		samples[i] = (struct tierd_sample){ .addr = 0x100000 + (uint64_t)i * TIERD_PAGE_BYTES,
+						    .tier = 3, .time_usec = 5 * TIERD_USEC_PER_SEC,
+						    .interval_usec = 100 * TIERD_USEC_PER_MSEC };
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	in = engine_input(&topo, &cg, 1, 5 * TIERD_USEC_PER_SEC, 2 * TIERD_PAGE_BYTES);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.standings[0].strategy_error, 0);
+	CHECK_EQ_INT(plan.nr_actions, 2);
+	for (size_t i = 0; i < plan.nr_actions && i < 2; i++) {
+		CHECK_EQ_INT(plan.actions[i].kind, TIERD_ACTION_MIGRATE);
+		CHECK_EQ_STR(tierd_reason_name(plan.actions[i].reason), "fault-promotion");
+		CHECK_EQ_INT(plan.actions[i].from_tier, 3);
+		CHECK_EQ_INT(plan.actions[i].to_tier, 0);
+		CHECK_EQ_U64(plan.actions[i].start, 0x100000 + i * TIERD_PAGE_BYTES);
+		CHECK_EQ_U64(plan.actions[i].bytes, TIERD_PAGE_BYTES);
+	}
+	CHECK_EQ_U64(plan.planned_bytes, 2 * TIERD_PAGE_BYTES);
+	CHECK(tierd_engine_strategy_state(e, 7, &which) != NULL);
+	CHECK_EQ_INT(which, TIERD_STRATEGY_LINUX);
+	CHECK(tierd_engine_strategy_state(e, 8, &which) == NULL);
+	tierd_plan_free(&plan);
+
+	/* Bad params: the strategy does not start, budgets still apply. */
+	pol.strategy_params_json = (char *)"{\"bogus\": 1}";
+	in = engine_input(&topo, &cg, 1, 20 * TIERD_USEC_PER_SEC, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.standings[0].strategy_error, -EINVAL);
+	CHECK_EQ_INT(plan.nr_actions, 0);
+	tierd_plan_free(&plan);
+	pol.strategy_params_json = NULL;
+	tierd_engine_free(e);
+}
+
+/* HMM-V pool: floors at 75% of the initial share, the rest by need. */
+static void test_pool_shares(void)
+{
+	const uint64_t initial[3] = { 800, 800, 800 };
+	uint64_t share[3];
+
+	/* Needs fit the pool: each gets max(floor, need). */
+	tierd_pool_shares(3, initial, (const uint64_t[]){ 1000, 100, 700 }, TIERD_POOL_FLOOR_PMY,
+			  share);
+	CHECK_EQ_U64(share[0], 1000);
+	CHECK_EQ_U64(share[1], 600);
+	CHECK_EQ_U64(share[2], 700);
+	/* Needs exceed it: above the floors (1800 of 2400), 600 is split in
+	 * proportion to what each wants above its floor (1400, 0, 200). */
+	tierd_pool_shares(3, initial, (const uint64_t[]){ 2000, 100, 800 }, TIERD_POOL_FLOOR_PMY,
+			  share);
+	CHECK_EQ_U64(share[0], 600 + 525);
+	CHECK_EQ_U64(share[1], 600);
+	CHECK_EQ_U64(share[2], 600 + 75);
+	CHECK(share[0] + share[1] + share[2] <= 2400);
 }
 
 static void test_assign_tiers(void)
@@ -385,6 +501,8 @@ int main(void)
 	test_units();
 	test_locate();
 	test_engine();
+	test_pool_shares();
+	test_engine_strategy();
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();

@@ -134,8 +134,15 @@ expect_line "$T/v" '4 files valid'
 printf '{\n  "name": "x",\n  "match": {"path": "/a"},\n  "tiers": [{"tier": 0, "max": "1Q"}],\n  "sharing": "both"\n}\n' >"$T/bad.json"
 $TIERCTL validate "$T/bad.json" 2>"$T/v2"
 expect_eq "$?" 1 "broken policy exit status"
-expect_line "$T/v2" "$T/bad.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"1Q\""
+expect_line "$T/v2" "$T/bad.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T, P, E), got \"1Q\""
 expect_line "$T/v2" "$T/bad.json:5:14: sharing: expected \"island\" or \"pool\", got \"both\""
+printf '{"name": "pair", "match": {"path": "/p"}, "tiers": [{"nodes": "0-1", "max": "1G"}]}\n' >"$T/pair.json"
+$TIERCTL validate "$T/pair.json" >/dev/null 2>&1
+expect_eq "$?" 0 "a node list across tiers is valid without a machine"
+$TIERCTL validate --machine --root $FIX/four-tier "$T/pair.json" 2>"$T/v4"
+expect_eq "$?" 1 "a node list across tiers is refused on the four-tier machine"
+expect_line "$T/v4" "$T/pair.json:1:53: tiers[0]: names no tier of this machine (4 tiers; a node list must lie within one tier)"
+expect_line "$T/v4" "1 error"
 $TIERCTL validate --json "$T/bad.json" >"$T/v3"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["valid"], len(d["errors"]))' "$T/v3")" "False 2" "validate --json"
 
@@ -172,7 +179,7 @@ expect_line "$T/d.prom" 'tierd_policies_loaded 3'
 printf '{\n  "name": "broken",\n  "match": {"unit": "ssh.service"},\n  "tiers": [{"tier": 0, "max": "lots"}]\n}\n' >"$T/pol/40-broken.json"
 kill -HUP $pid
 wait_for "$T/dlog" 'reload refused' && ok || no "bad reload not refused"
-expect_grep "$T/dlog" "$T/pol/40-broken.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"lots\""
+expect_grep "$T/dlog" "$T/pol/40-broken.json:4:32: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T, P, E), got \"lots\""
 expect_grep "$T/dlog" 'reload refused; the 3 policies loaded before stay in force'
 wait_for "$T/d.prom" 'tierd_policy_load_errors_total 1' && ok || no "load error not counted"
 expect_line "$T/d.prom" 'tierd_policies_loaded 3'
@@ -190,6 +197,19 @@ expect_grep "$T/dlog" 'cgroup /workload.slice/batch-3.scope is managed by policy
 rm -rf "$T/root/sys/fs/cgroup/workload.slice/batch-3.scope"
 wait_for "$T/d.prom" 'tierd_cgroups_managed 5' && ok || no "removed cgroup still managed"
 expect_grep "$T/dlog" 'cgroup /workload.slice/batch-3.scope is no longer managed'
+
+# A cgroup whose file turns malformed is skipped, warned about once, and
+# picked up again when the file is fine; no dropped/managed churn.
+DB=$T/root/sys/fs/cgroup/workload.slice/db.service
+cp "$DB/memory.stat" "$T/db.stat"
+printf 'anon 1\nfile\n' >"$DB/memory.stat"
+wait_for "$T/d.prom" 'tierd_cgroups_managed 4' && ok || no "malformed cgroup not skipped"
+sleep 0.5
+cp "$T/db.stat" "$DB/memory.stat"
+wait_for "$T/dlog" "cgroup /workload.slice/db.service can be read again" && ok || no "cgroup not read again"
+wait_for "$T/d.prom" 'tierd_cgroups_managed 5' && ok || no "cgroup not managed again"
+expect_eq "$(grep -c 'db.service skipped until its files can be read: /workload.slice/db.service/memory.stat:2: expected "key value"' "$T/dlog")" 1 "unreadable warning logged once"
+grep -q 'db.service is no longer managed' "$T/dlog" && no "unreadable cgroup logged as dropped" || ok
 
 # Logged once, not every tick: 100 ms ticks have run many times by now.
 expect_eq "$(grep -c 'db.service is over its tier 0 budget' "$T/dlog")" 1 "over-budget logged once"

@@ -42,7 +42,7 @@ static void test_good_policy(void)
 			   "    {\"nodes\": \"2-3\", \"max\": \"12.5%capacity\"},\n"
 			   "    {\"tier\": 1, \"max\": \"25%\", \"min\": \"10%usage\"}\n"
 			   "  ],\n"
-			   "  \"strategy\": {\"name\": \"mole\", \"params\": {\"m\": [4, 3]}},\n"
+			   "  \"strategy\": {\"name\": \"mole\", \"params\": {\"period_multipliers\": [4, 3]}},\n"
 			   "  \"migration_budget\": {\"bytes\": \"1G\", \"period\": \"500ms\"},\n"
 			   "  \"sharing\": \"pool\"\n"
 			   "}\n";
@@ -52,8 +52,10 @@ static void test_good_policy(void)
 
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_INT(diags.nr, 0);
-	if (r != 0)
+	if (r != 0) {
+		tierd_diags_free(&diags);
 		return;
+	}
 	CHECK_EQ_STR(p.name, "db");
 	CHECK_EQ_STR(p.file, "good.json");
 	CHECK_EQ_INT(p.nr_matches, 3);
@@ -77,7 +79,7 @@ static void test_good_policy(void)
 	CHECK_EQ_INT(p.tiers[2].max.pmy, 2500);
 	CHECK_EQ_INT(p.tiers[2].min.kind, TIERD_AMOUNT_PCT_USAGE);
 	CHECK_EQ_INT(p.strategy, TIERD_STRATEGY_MOLE);
-	CHECK_EQ_STR(p.strategy_params_json, "{\"m\":[4,3]}");
+	CHECK_EQ_STR(p.strategy_params_json, "{\"period_multipliers\":[4,3]}");
 	CHECK(p.has_migration_budget);
 	CHECK_EQ_U64(p.migration_budget.bytes, 1ull << 30);
 	CHECK_EQ_U64(p.migration_budget.period_usec, 500000);
@@ -130,7 +132,7 @@ static void test_bad_cases(void)
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"tiers\": [{\"tier\": 16, \"max\": \"1G\"}]}",
 		  "p.json:1:59: tiers[0].tier: expected an integer from 0 to 15, got 16" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"tiers\": [{\"tier\": 0, \"max\": \"1X\"}]}",
-		  "p.json:1:69: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T), got \"1X\"" },
+		  "p.json:1:69: tiers[0].max: expected a size such as \"512M\" or \"4G\" (K, M, G, T, P, E), got \"1X\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"tiers\": [{\"tier\": 0, \"max\": \"101%\"}]}",
 		  "p.json:1:69: tiers[0].max: expected a percentage from 0% to 100% with at most two decimals, got \"101%\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"tiers\": [{\"tier\": 0, \"max\": \"5%tier\"}]}",
@@ -140,9 +142,14 @@ static void test_bad_cases(void)
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"tiers\": [{\"tier\": 1, \"max\": \"1G\"},\n{\"tier\": 1, \"max\": \"2G\"}]}",
 		  "p.json:2:1: tiers[1]: this tier already has a budget at line 1, column 50" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": \"fast\"}",
-		  "p.json:1:52: strategy: expected one of: mole, migflow, hmmv, linux, none; got \"fast\"" },
+		  "p.json:1:52: strategy: expected one of: mole, migflow, hmmv, linux, autotiering, none; got \"fast\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"mole\", \"params\": 3}}",
 		  "p.json:1:79: strategy.params: expected an object, got an integer" },
+		/* The strategy checks its own params; the error points at the key. */
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"mole\", \"params\": {\"headroom\": \"90%\", \"m\": 1}}}",
+		  "p.json:1:92: strategy.params.headroom: expected a percentage from 0% to 50% such as \"5%\", got \"90%\"" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"none\", \"params\": {\"burst\": 5}}}",
+		  "p.json:1:79: strategy.params: strategy \"none\" takes no params" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"migration_budget\": {\"bytes\": \"1G\", \"period\": \"10\"}}",
 		  "p.json:1:86: migration_budget.period: expected a positive duration with a unit (us, ms, s, m, h), got \"10\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sharing\": \"ocean\"}",
@@ -271,8 +278,8 @@ static void test_set_checks(void)
 		char want[1024];
 
 		snprintf(want, sizeof(want),
-			 "%s:1:1: tiers: the policies' min budgets on tier 0 add up to 5.0G, above its capacity 4.0G",
-			 a);
+			 "%s:1:75: tiers[0].min: the policies' min budgets on tier 0 add up to 5.0G, above its capacity 4.0G (each policy counted once)",
+			 b);
 		CHECK_EQ_STR(diags.items[0].message, want);
 	}
 	tierd_diags_free(&diags);
@@ -289,6 +296,27 @@ static void test_set_checks(void)
 			CHECK_EQ_STR(diags.items[0].message, want);
 	}
 	tierd_diags_free(&diags);
+
+	/* One tier budgeted twice, by index and by node list. */
+	{
+		char *e = write_tmp(dir, "e.json",
+				    "{\"name\": \"e\", \"match\": {\"path\": \"/e\"}, \"tiers\": [{\"tier\": 1, \"max\": \"1G\"},"
+				    " {\"nodes\": \"1\", \"max\": \"2G\"}]}");
+		char want[1024];
+
+		files[0] = e;
+		CHECK_EQ_INT(tierd_policy_load_files(files, 1, NULL, &set, &diags), 0);
+		tierd_policy_set_free(&set);
+		CHECK_EQ_INT(tierd_policy_load_files(files, 1, &topo, &set, &diags), -EINVAL);
+		snprintf(want, sizeof(want),
+			 "%s:1:76: tiers[1]: names tier 1, which tiers[0] already budgets on this machine", e);
+		CHECK_EQ_INT(diags.nr, 1);
+		if (diags.nr)
+			CHECK_EQ_STR(diags.items[0].message, want);
+		tierd_diags_free(&diags);
+		unlink(e);
+		free(e);
+	}
 
 	/* A good pair loads, and picks follow priority. */
 	files[0] = a;
@@ -349,7 +377,7 @@ static void test_config(void)
 	tierd_config_defaults(&cfg);
 	CHECK_EQ_U64(cfg.tick_usec, 1000000);
 	CHECK_EQ_STR(cfg.metrics_file, "/var/lib/prometheus/node-exporter/tierd.prom");
-	CHECK_EQ_U64(cfg.migration_budget.bytes, 800000000);
+	CHECK_EQ_U64(cfg.migration_budget.bytes, 838860800);
 	CHECK_EQ_INT(tierd_config_parse("t.json", good, strlen(good), &cfg, &diags), 0);
 	CHECK_EQ_U64(cfg.tick_usec, 250000);
 	CHECK_EQ_STR(cfg.metrics_file, "/m.prom");

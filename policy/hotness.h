@@ -1,0 +1,50 @@
+/* Hotness observations of one cgroup in one tick, as plain structs: DAMON-like
+ * regions (an address range, where it sits, how often it was seen accessed
+ * and for how long that pattern held) and individual page accesses seen by
+ * a (hint-)fault sampler. The daemon fills them from DAMON and BPF, the
+ * simulator from its own samplers; the strategies read only these. */
+#ifndef TIERD_HOTNESS_H
+#define TIERD_HOTNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIERD_PAGE_BYTES 4096ull /* base page: what migrations move */
+
+struct tierd_region {
+	uint64_t start, end;    /* [start, end), page aligned: physical or virtual */
+	int tier;               /* tier index holding it, -1 when unknown or mixed */
+	uint32_t nr_accesses;   /* samples that saw it accessed in the last window */
+	uint32_t max_accesses;  /* samples per window (aggregation / sampling interval) */
+	uint32_t age;           /* windows its access pattern has held (DAMON age) */
+	uint64_t aggr_usec;     /* aggregation window of the tier it was sampled on */
+	uint32_t reads, writes; /* accesses by kind when the sampler can tell, else 0 */
+};
+
+struct tierd_sample {
+	uint64_t addr;          /* page address */
+	int tier;               /* tier of the page when it was accessed */
+	uint64_t time_usec;     /* when */
+	uint64_t interval_usec; /* time since the page was made inaccessible: the
+				 * reaccess interval of a hint fault; 0 unknown */
+	bool write;
+};
+
+struct tierd_hotness {
+	size_t nr_regions;
+	/* Disjoint and sorted by start, as DAMON reports them. nr_accesses
+	 * counts samples of one random page of the region per sampling
+	 * interval (DAMON semantics), so it describes every page alike. */
+	const struct tierd_region *regions;
+	size_t nr_samples;
+	const struct tierd_sample *samples;
+};
+
+/* What happened to last tick's plan for a cgroup: the actuator's report. */
+struct tierd_feedback {
+	uint64_t promoted_bytes, promote_failed_bytes;
+	uint64_t demoted_bytes, demote_failed_bytes;
+};
+
+#endif

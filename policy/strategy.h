@@ -1,0 +1,70 @@
+/* Pluggable tiering strategies, sched_ext style: each is an ops table the
+ * engine calls per cgroup (init with the policy's params, observe the tick's
+ * hotness, plan actions, free). A strategy proposes; the engine disposes:
+ * it clips every action to the migration budgets, the cgroup's tier shares
+ * and the free bytes of the destination tier. Pure: no I/O, no clock reads,
+ * no globals; `now` comes in the input. */
+#ifndef TIERD_STRATEGY_H
+#define TIERD_STRATEGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "hotness.h"
+#include "policy.h"
+
+#define TIERD_SHARE_NONE UINT64_MAX /* no cap on a tier */
+
+struct tierd_strategy_input {
+	uint64_t now_usec;
+	const struct tierd_topology *topo;
+	const struct tierd_cgroup_obs *obs;
+	const struct tierd_hotness *hot;          /* never NULL; may be empty */
+	const struct tierd_feedback *feedback;    /* last tick's outcome; never NULL */
+	const struct tierd_cgroup_standing *standing;
+	/* Bytes this cgroup may hold per tier: its max budget, or its pool
+	 * share of the fast tier; TIERD_SHARE_NONE where nothing caps it. */
+	uint64_t share_bytes[TIERD_MAX_TIERS];
+	/* Free bytes per tier not yet planned into by anyone this tick. */
+	uint64_t room_bytes[TIERD_MAX_TIERS];
+	/* Bytes the cgroup may still move this tick (migration budgets). */
+	uint64_t budget_bytes;
+	size_t cgroup;                            /* index to put in actions */
+};
+
+struct tierd_action_list {
+	size_t nr, cap;
+	struct tierd_action *items;
+};
+
+/* Returns 0 or -ENOMEM. */
+int tierd_action_list_push(struct tierd_action_list *l, const struct tierd_action *a);
+void tierd_action_list_free(struct tierd_action_list *l);
+
+struct tierd_strategy_ops {
+	const char *name;
+	/* Validates the policy's params (JSON text, NULL for none) and creates
+	 * the state. On a bad parameter returns -EINVAL with err "key: expected
+	 * ..., got ..."; -ENOMEM. */
+	int (*init)(const char *params_json, void **ret_state, char *err, size_t err_size);
+	/* Sampling interval it wants per tier (Mole's tier-specific profiling
+	 * periods), in usec; leaves 0 where it has no preference. May be NULL. */
+	void (*profile)(void *state, const struct tierd_topology *topo, uint64_t *interval_usec);
+	/* Takes in this tick's observations (histograms, queues, counters). */
+	void (*observe)(void *state, const struct tierd_strategy_input *in);
+	/* Appends the actions it wants, most important first. -ENOMEM. */
+	int (*plan)(void *state, const struct tierd_strategy_input *in, struct tierd_action_list *out);
+	void (*free)(void *state);
+};
+
+/* The ops of a strategy; NULL for TIERD_STRATEGY_NONE (observe only). */
+const struct tierd_strategy_ops *tierd_strategy_get(enum tierd_strategy s);
+
+extern const struct tierd_strategy_ops tierd_strategy_mole;
+extern const struct tierd_strategy_ops tierd_strategy_migflow;
+extern const struct tierd_strategy_ops tierd_strategy_hmmv;
+extern const struct tierd_strategy_ops tierd_strategy_linux;
+extern const struct tierd_strategy_ops tierd_strategy_autotiering;
+
+#endif

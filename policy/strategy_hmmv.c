@@ -1,0 +1,795 @@
+/* HMM-V (002_ec934865f0d1cdcc.txt) as a tierd strategy; see strategy_hmmv.h.
+ *
+ * Each observe() is one monitoring window: the multi-level queue decides
+ * which regions were sampled (the others are in their do-not-disturb time and
+ * count as accessed at their last degree), and each region's page-degree is
+ * added to the current round. Every round of windows the sums become the
+ * degrees plan() works from: bucket sort, hot set sized to the fast tier,
+ * exchange of hot slow regions with the coldest fast ones. A clock switch
+ * turns tracking off while rounds migrate little.
+ *
+ * O(regions) per tick: a hash table keyed by region start, rebuilt each
+ * window from the regions reported (which also forgets regions gone), and a
+ * counting sort. Pure: no I/O, no clock, no globals. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "hmmv_bucket.h"
+#include "strategy_hmmv.h"
+#include "units.h"
+#include "util.h"
+
+/* Read:write weights 1:3: the ratio of read to write slowdown on NVM
+ * measured with micro-benchmarks (HMM-V §3.3). */
+#define DEFAULT_READ_WEIGHT 1u
+#define DEFAULT_WRITE_WEIGHT 3u
+/* Windows summed into one degree: "after several rounds of monitoring (8 in
+ * our evaluation), the GPT scanner records the number of reads and writes
+ * per VM page" (HMM-V §3.2). */
+#define DEFAULT_ROUND_WINDOWS 8u
+/* "The maximum queue level is configured as 7" (HMM-V §5.3). */
+#define DEFAULT_MAX_LEVEL 7u
+/* Monitoring window size: at 600 ms tracking costs under 2% (HMM-V §5.3). */
+#define DEFAULT_WINDOW_USEC (600 * TIERD_USEC_PER_MSEC)
+/* The clock switch turns tracking on "every minute for regular page VMs"
+ * (HMM-V §3.2). */
+#define DEFAULT_CLOCK_USEC (60 * TIERD_USEC_PER_SEC)
+/* A round that migrated less than 256 MB is quiet (HMM-V §3.2). */
+#define DEFAULT_QUIET_BYTES (256ull << 20)
+/* The quiet counter's upper limit, 3 (HMM-V §3.2). */
+#define DEFAULT_QUIET_LIMIT 3u
+
+/* Limits of the params, unsuffixed so the error messages can quote them.
+ * Past 1000:1 the lighter kind of access no longer counts. */
+#define WEIGHT_MIN 1
+#define WEIGHT_MAX 1000
+/* A round longer than 64 windows (38 s at 600 ms) outlasts the phases the
+ * seed's dynamic hot set benchmark moves through (HMM-V §5.7). */
+#define ROUND_WINDOWS_MIN 1
+#define ROUND_WINDOWS_MAX 64
+/* Level 16 waits 2^15 windows (5.5 h at 600 ms): higher never looks again.
+ * Level 0 everywhere turns the queue off. */
+#define MAX_LEVEL_MAX 16
+/* A window or clock shorter than 1 ms is finer than any sampler ticks. */
+#define PERIOD_MIN_USEC TIERD_USEC_PER_MSEC
+/* The counter counts quiet rounds between clock ticks; 64 is an hour of
+ * one-minute clocks with tracking off. 0 never turns tracking off. */
+#define QUIET_LIMIT_MAX 64
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define WEIGHT_EXPECTED "an integer from " XSTR(WEIGHT_MIN) " to " XSTR(WEIGHT_MAX)
+/* Longest JSON text quoted back in an error. */
+#define GOT_MAX_CHARS 64
+
+/* The region table stays at most half full, so probes stay short. */
+#define TABLE_MIN_BITS 4u
+#define TABLE_LOAD_FACTOR 2u
+#define ENTRY_EMPTY UINT64_MAX          /* no region starts at all ones */
+#define HASH_MULT 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio: Fibonacci hashing */
+#define HASH_BITS 64u
+
+struct params {
+	uint64_t read_weight, write_weight;
+	uint64_t round_windows;
+	uint64_t max_level;
+	uint64_t window_usec;
+	uint64_t clock_usec;
+	uint64_t quiet_bytes;
+	uint64_t quiet_limit;
+};
+
+/* What the multi-level queue and the round remember of one region. */
+struct entry {
+	uint64_t start;         /* ENTRY_EMPTY: free slot */
+	uint64_t next_window;   /* first window it is sampled in again */
+	uint64_t last_degree;   /* page-degree of its last sampled window */
+	uint64_t acc;           /* degrees summed over round acc_round */
+	uint64_t degree;        /* the sum of round degree_round, complete */
+	uint32_t acc_round, degree_round;
+	uint32_t level;
+};
+
+struct table {
+	unsigned bits;          /* 0: not allocated */
+	struct entry *slots;
+};
+
+struct hmmv {
+	struct params p;
+	struct table cur, prev; /* this window's regions, the last window's */
+	size_t nr, cap;         /* regions of this window */
+	uint64_t *degree;       /* per region: page-degree of the last complete round */
+	size_t *order;          /* region indexes, hottest first */
+	bool oom;               /* observe() could not allocate: plan() says so */
+	uint64_t window;        /* the window the next observe() stands for */
+	uint32_t round_id;      /* the round being summed, from 1 */
+	uint32_t completed_round; /* the last complete round, 0 none */
+	uint64_t round_done;    /* windows of the current round seen */
+	uint64_t round_migrated_bytes;
+	bool tracking_on;
+	uint32_t quiet_counter;
+	bool clock_started;
+	uint64_t clock_start_usec;
+	struct tierd_hmmv_stats stats;
+};
+
+/* What the cgroup may still do this tick, as its own proposals use it up:
+ * the engine's room, share and budget accounting, mirrored. */
+struct ledger {
+	size_t nr_tiers;
+	uint64_t room[TIERD_MAX_TIERS];
+	uint64_t take[TIERD_MAX_TIERS]; /* TIERD_SHARE_NONE: no share caps it */
+	uint64_t budget;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t page_down(uint64_t bytes)
+{
+	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+}
+
+/* ---- params ---------------------------------------------------------- */
+
+enum param_kind {
+	PARAM_UINT,      /* JSON integer */
+	PARAM_DURATION,  /* "600ms" */
+	PARAM_BYTES,     /* "256M" */
+};
+
+struct param {
+	const char *key;
+	enum param_kind kind;
+	const char *expected;
+	uint64_t min, max;
+	size_t offset;   /* of its uint64_t in struct params */
+};
+
+static const char *json_text(json_object *v)
+{
+	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* Reads one value; -EINVAL for a wrong type, text or range. */
+static int read_param(const struct param *p, json_object *v, uint64_t *ret)
+{
+	uint64_t x;
+	int r;
+
+	switch (p->kind) {
+	case PARAM_UINT:
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return -EINVAL;
+		x = (uint64_t)json_object_get_int64(v);
+		break;
+	case PARAM_DURATION:
+		if (!json_object_is_type(v, json_type_string))
+			return -EINVAL;
+		r = tierd_parse_duration(json_object_get_string(v), &x);
+		if (r < 0)
+			return -EINVAL;
+		break;
+	case PARAM_BYTES:
+		if (!json_object_is_type(v, json_type_string))
+			return -EINVAL;
+		r = tierd_parse_bytes(json_object_get_string(v), &x);
+		if (r < 0)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (x < p->min || x > p->max)
+		return -EINVAL;
+	*ret = x;
+	return 0;
+}
+
+static void unknown_key(const struct param *params, size_t nr, const char *key, char *err,
+			size_t err_size)
+{
+	int n = snprintf(err, err_size, "\"%s\": unknown key; expected one of: ", key);
+
+	for (size_t i = 0; i < nr && n >= 0 && (size_t)n < err_size; i++)
+		n += snprintf(err + n, err_size - (size_t)n, "%s%s", i ? ", " : "", params[i].key);
+}
+
+static int parse_params(const char *params_json, struct params *out, char *err, size_t err_size)
+{
+	static const struct param params[] = {
+		{ "read_weight", PARAM_UINT, WEIGHT_EXPECTED, WEIGHT_MIN, WEIGHT_MAX,
+		  offsetof(struct params, read_weight) },
+		{ "write_weight", PARAM_UINT, WEIGHT_EXPECTED, WEIGHT_MIN, WEIGHT_MAX,
+		  offsetof(struct params, write_weight) },
+		{ "round_windows", PARAM_UINT,
+		  "an integer from " XSTR(ROUND_WINDOWS_MIN) " to " XSTR(ROUND_WINDOWS_MAX),
+		  ROUND_WINDOWS_MIN, ROUND_WINDOWS_MAX, offsetof(struct params, round_windows) },
+		{ "max_level", PARAM_UINT, "an integer from 0 to " XSTR(MAX_LEVEL_MAX), 0,
+		  MAX_LEVEL_MAX, offsetof(struct params, max_level) },
+		{ "monitoring_window", PARAM_DURATION,
+		  "a duration of 1ms or more such as \"600ms\"", PERIOD_MIN_USEC, UINT64_MAX,
+		  offsetof(struct params, window_usec) },
+		{ "clock_period", PARAM_DURATION, "a duration of 1ms or more such as \"1m\"",
+		  PERIOD_MIN_USEC, UINT64_MAX, offsetof(struct params, clock_usec) },
+		{ "quiet_migration", PARAM_BYTES, "a size such as \"256M\"", 0, UINT64_MAX,
+		  offsetof(struct params, quiet_bytes) },
+		{ "quiet_limit", PARAM_UINT, "an integer from 0 to " XSTR(QUIET_LIMIT_MAX), 0,
+		  QUIET_LIMIT_MAX, offsetof(struct params, quiet_limit) },
+	};
+	json_object *root;
+	int r = 0;
+
+	*out = (struct params){
+		.read_weight = DEFAULT_READ_WEIGHT,
+		.write_weight = DEFAULT_WRITE_WEIGHT,
+		.round_windows = DEFAULT_ROUND_WINDOWS,
+		.max_level = DEFAULT_MAX_LEVEL,
+		.window_usec = DEFAULT_WINDOW_USEC,
+		.clock_usec = DEFAULT_CLOCK_USEC,
+		.quiet_bytes = DEFAULT_QUIET_BYTES,
+		.quiet_limit = DEFAULT_QUIET_LIMIT,
+	};
+	if (!params_json)
+		return 0;
+	root = json_tokener_parse(params_json);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		snprintf(err, err_size, "expected a JSON object of params, got %.*s", GOT_MAX_CHARS,
+			 params_json);
+		r = -EINVAL;
+		goto out;
+	}
+	json_object_object_foreach(root, key, val) {
+		const struct param *p = NULL;
+
+		for (size_t i = 0; i < TIERD_ARRAY_SIZE(params) && !p; i++)
+			if (strcmp(params[i].key, key) == 0)
+				p = &params[i];
+		if (!p) {
+			unknown_key(params, TIERD_ARRAY_SIZE(params), key, err, err_size);
+			r = -EINVAL;
+			goto out;
+		}
+		if (read_param(p, val, (uint64_t *)((char *)out + p->offset)) < 0) {
+			snprintf(err, err_size, "\"%s\": expected %s, got %.*s", p->key,
+				 p->expected, GOT_MAX_CHARS, json_text(val));
+			r = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	json_object_put(root);
+	return r;
+}
+
+/* ---- region table ---------------------------------------------------- */
+
+static size_t table_slots(const struct table *t)
+{
+	return t->bits ? (size_t)1 << t->bits : 0;
+}
+
+static size_t table_home(const struct table *t, uint64_t start)
+{
+	return (size_t)((start / TIERD_PAGE_BYTES * HASH_MULT) >> (HASH_BITS - t->bits));
+}
+
+static struct entry *table_find(const struct table *t, uint64_t start)
+{
+	size_t mask = table_slots(t) - 1;
+
+	if (!t->bits)
+		return NULL;
+	for (size_t i = table_home(t, start);; i = (i + 1) & mask) {
+		if (t->slots[i].start == start)
+			return &t->slots[i];
+		if (t->slots[i].start == ENTRY_EMPTY)
+			return NULL;
+	}
+}
+
+/* The entry of start, claimed when absent (*ret_fresh then true). The table
+ * has room: table_reset() sized it for every region of the window. */
+static struct entry *table_claim(struct table *t, uint64_t start, bool *ret_fresh)
+{
+	size_t mask = table_slots(t) - 1;
+	size_t i = table_home(t, start);
+
+	while (t->slots[i].start != ENTRY_EMPTY && t->slots[i].start != start)
+		i = (i + 1) & mask;
+	*ret_fresh = t->slots[i].start == ENTRY_EMPTY;
+	t->slots[i].start = start;
+	return &t->slots[i];
+}
+
+/* Empties the table, sized for n regions. Returns 0 or -ENOMEM (the table
+ * is then left as it was). */
+static int table_reset(struct table *t, size_t n)
+{
+	unsigned bits = TABLE_MIN_BITS;
+
+	while (((size_t)1 << bits) < n * TABLE_LOAD_FACTOR)
+		bits++;
+	if (bits != t->bits) {
+		struct entry *slots = malloc(((size_t)1 << bits) * sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(t->slots);
+		t->slots = slots;
+		t->bits = bits;
+	}
+	for (size_t i = 0; i < table_slots(t); i++)
+		t->slots[i].start = ENTRY_EMPTY;
+	return 0;
+}
+
+/* ---- observe: multi-level queue, degrees, clock switch --------------- */
+
+/* Page-degree of one window: read_weight * reads + write_weight * writes
+ * (HMM-V §3.3); a sampler that cannot tell reads from writes reports
+ * nr_accesses, counted as reads. It applies to every page of the region. */
+static uint64_t window_degree(const struct params *p, const struct tierd_region *r)
+{
+	if (r->reads || r->writes)
+		return p->read_weight * r->reads + p->write_weight * r->writes;
+	return p->read_weight * r->nr_accesses;
+}
+
+/* Do-not-disturb time of a level, in windows: 2^(x-1) for level x > 0,
+ * none at level 0 (HMM-V §3.2). */
+static uint64_t dnd_windows(uint32_t level)
+{
+	return level ? 1ull << (level - 1) : 0;
+}
+
+/* The multi-level queue (HMM-V §3.2) for one region this window. In its
+ * do-not-disturb time the region was not sampled and counts as accessed at
+ * its last degree ("treated as continuous visits"). Otherwise it was: found
+ * accessed, it goes a level up (a longer rest); found idle, a level down. The
+ * window after its rest ends it is sampled again. Returns its degree. */
+static uint64_t queue_step(struct hmmv *s, struct entry *e, const struct tierd_region *r)
+{
+	uint64_t degree;
+
+	if (s->window < e->next_window) {
+		s->stats.skipped_dnd++;
+		return e->last_degree;
+	}
+	degree = window_degree(&s->p, r);
+	if (degree && e->level < s->p.max_level)
+		e->level++;
+	else if (!degree && e->level)
+		e->level--;
+	e->last_degree = degree;
+	e->next_window = s->window + 1 + dnd_windows(e->level);
+	return degree;
+}
+
+/* The clock switch (HMM-V §3.2): on each tick the migration history counter
+ * goes down by one, and tracking runs for the next period only if it is 0.
+ * Tracking turned back on starts a new round. */
+static void clock_tick(struct hmmv *s)
+{
+	bool on;
+
+	if (s->quiet_counter)
+		s->quiet_counter--;
+	on = s->quiet_counter == 0;
+	if (on && !s->tracking_on) {
+		s->round_id++;
+		s->completed_round = 0;
+		s->round_done = 0;
+		s->round_migrated_bytes = 0;
+	}
+	s->tracking_on = on;
+}
+
+static void clock_advance(struct hmmv *s, uint64_t now_usec)
+{
+	if (!s->clock_started || now_usec < s->clock_start_usec) {
+		s->clock_started = true;
+		s->clock_start_usec = now_usec;
+		return;
+	}
+	if (now_usec - s->clock_start_usec < s->p.clock_usec)
+		return;
+	/* Keeps the clock's phase when ticks are late. */
+	s->clock_start_usec += (now_usec - s->clock_start_usec) / s->p.clock_usec * s->p.clock_usec;
+	clock_tick(s);
+}
+
+/* A round is over: its sums become the degrees to plan from. A round that
+ * had degrees to plan from and migrated less than the threshold raises the
+ * counter, up to its limit (HMM-V §3.2). */
+static void round_complete(struct hmmv *s)
+{
+	if (s->completed_round && s->round_migrated_bytes < s->p.quiet_bytes &&
+	    s->quiet_counter < s->p.quiet_limit)
+		s->quiet_counter++;
+	s->completed_round = s->round_id++;
+	s->round_done = 0;
+	s->round_migrated_bytes = 0;
+}
+
+static int ensure_arrays(struct hmmv *s, size_t n)
+{
+	uint64_t *degree;
+	size_t *order;
+
+	if (n <= s->cap)
+		return 0;
+	degree = realloc(s->degree, n * sizeof(*degree));
+	if (!degree)
+		return -ENOMEM;
+	s->degree = degree;
+	order = realloc(s->order, n * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	s->order = order;
+	s->cap = n;
+	return 0;
+}
+
+/* Runs the queue over this window's regions and adds their degrees to the
+ * round; fills s->degree with the last complete round's. */
+static int track_window(struct hmmv *s, const struct tierd_hotness *hot)
+{
+	struct table old = s->prev;
+	bool completing = s->round_done + 1 >= s->p.round_windows;
+	uint32_t valid_round;
+	int r;
+
+	r = ensure_arrays(s, hot->nr_regions);
+	if (r < 0)
+		return r;
+	s->prev = s->cur;
+	s->cur = old;
+	r = table_reset(&s->cur, hot->nr_regions);
+	if (r < 0) {
+		s->cur = s->prev;
+		s->prev = old;
+		return r;
+	}
+	valid_round = completing ? s->round_id : s->completed_round;
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		const struct tierd_region *reg = &hot->regions[i];
+		const struct entry *last = table_find(&s->prev, reg->start);
+		bool fresh;
+		struct entry *e = table_claim(&s->cur, reg->start, &fresh);
+		uint64_t degree;
+
+		if (fresh)
+			*e = last ? *last : (struct entry){ .start = reg->start,
+							    .acc_round = s->round_id };
+		degree = queue_step(s, e, reg);
+		if (e->acc_round != s->round_id) {
+			e->acc = 0;
+			e->acc_round = s->round_id;
+		}
+		e->acc = add_sat(e->acc, degree);
+		if (completing) {
+			e->degree = e->acc;
+			e->degree_round = s->round_id;
+		}
+		s->degree[i] = valid_round && e->degree_round == valid_round ? e->degree : 0;
+	}
+	s->nr = hot->nr_regions;
+	if (completing)
+		round_complete(s);
+	else
+		s->round_done++;
+	return 0;
+}
+
+static void hmmv_observe(void *state, const struct tierd_strategy_input *in)
+{
+	struct hmmv *s = state;
+	uint64_t migrated = add_sat(in->feedback->promoted_bytes, in->feedback->demoted_bytes);
+
+	s->stats.migrated_bytes = add_sat(s->stats.migrated_bytes, migrated);
+	if (s->tracking_on)
+		s->round_migrated_bytes = add_sat(s->round_migrated_bytes, migrated);
+	clock_advance(s, in->now_usec);
+	s->nr = 0;
+	s->oom = false;
+	/* A tick with nothing observed leaves the queue and the round as they
+	 * were rather than forgetting every region. */
+	if (s->tracking_on && in->hot->nr_regions && track_window(s, in->hot) < 0)
+		s->oom = true;
+	s->window++;
+	s->stats.windows = s->window;
+}
+
+/* ---- plan: hot set and exchange -------------------------------------- */
+
+static bool placed(const struct tierd_region *r, const struct tierd_topology *topo)
+{
+	return r->tier >= 0 && (size_t)r->tier < topo->nr_tiers;
+}
+
+static void ledger_init(struct ledger *l, const struct tierd_strategy_input *in)
+{
+	l->nr_tiers = in->topo->nr_tiers;
+	l->budget = in->budget_bytes;
+	for (size_t t = 0; t < l->nr_tiers; t++) {
+		const struct tierd_tier_standing *ts = &in->standing->tiers[t];
+		uint64_t held = ts->anon_bytes + ts->file_bytes;
+
+		l->room[t] = in->room_bytes[t];
+		l->take[t] = in->share_bytes[t] == TIERD_SHARE_NONE
+				     ? TIERD_SHARE_NONE
+				     : in->share_bytes[t] - min_u64(held, in->share_bytes[t]);
+	}
+}
+
+/* Page-aligned bytes tier t can still take from this cgroup. */
+static uint64_t ledger_fits(const struct ledger *l, size_t t)
+{
+	return page_down(min_u64(l->room[t], l->take[t]));
+}
+
+static void ledger_move(struct ledger *l, size_t from, size_t to, uint64_t bytes)
+{
+	l->room[to] -= min_u64(l->room[to], bytes);
+	l->room[from] = add_sat(l->room[from], bytes);
+	if (l->take[to] != TIERD_SHARE_NONE)
+		l->take[to] -= min_u64(l->take[to], bytes);
+	if (l->take[from] != TIERD_SHARE_NONE)
+		l->take[from] = add_sat(l->take[from], bytes);
+	l->budget -= min_u64(l->budget, bytes);
+}
+
+static int propose(struct hmmv *s, struct ledger *l, const struct tierd_strategy_input *in,
+		   enum tierd_reason reason, size_t from, size_t to, uint64_t start,
+		   uint64_t bytes, struct tierd_action_list *out)
+{
+	struct tierd_action a = {
+		.kind = TIERD_ACTION_MIGRATE,
+		.reason = reason,
+		.cgroup = in->cgroup,
+		.from_tier = from,
+		.to_tier = to,
+		.start = start,
+		.end = start + bytes,
+		.bytes = bytes,
+	};
+
+	ledger_move(l, from, to, bytes);
+	if (to == 0)
+		s->stats.promoted_bytes += bytes;
+	else
+		s->stats.demoted_bytes += bytes;
+	return tierd_action_list_push(out, &a);
+}
+
+/* The cgroup's fast-tier capacity: its share of tier 0 when capped (an
+ * island's fixed share or a pool's measured one, HMM-V §3.4), else the tier. */
+static uint64_t fast_capacity(const struct tierd_strategy_input *in)
+{
+	if (in->share_bytes[0] != TIERD_SHARE_NONE)
+		return in->share_bytes[0];
+	return in->topo->tiers[0].total_bytes;
+}
+
+/* The hot set (HMM-V §3.3): the regions hottest first, pages accumulated up
+ * to the fast-tier capacity; never-accessed pages are not hot. It is
+ * order[0 .. *ret_nr); of the last, only *ret_last_bytes from its start when
+ * the capacity cut it. Returns its pages. */
+static uint64_t hot_set(const struct hmmv *s, const struct tierd_strategy_input *in,
+			size_t *ret_nr, uint64_t *ret_last_bytes)
+{
+	const struct tierd_region *regions = in->hot->regions;
+	uint64_t left = page_down(fast_capacity(in));
+	uint64_t pages = 0;
+
+	*ret_nr = 0;
+	*ret_last_bytes = 0;
+	for (size_t k = 0; k < s->nr && left; k++) {
+		size_t i = s->order[k];
+		uint64_t take;
+
+		if (!s->degree[i])
+			break;
+		if (!placed(&regions[i], in->topo))
+			continue;
+		take = min_u64(regions[i].end - regions[i].start, left);
+		left -= take;
+		pages += take / TIERD_PAGE_BYTES;
+		*ret_nr = k + 1;
+		*ret_last_bytes = take;
+	}
+	return pages;
+}
+
+/* The coldest fast-tier regions outside the hot set, coldest first: a cursor
+ * from the end of the order down to the hot set, with the bytes of the
+ * current one already demoted this tick. */
+struct cold_cursor {
+	size_t pos;             /* order[pos - 1] is the current one */
+	size_t stop;            /* the hot set's length */
+	uint64_t done;
+};
+
+static const struct tierd_region *cold_next(const struct hmmv *s,
+					    const struct tierd_strategy_input *in,
+					    struct cold_cursor *c)
+{
+	for (; c->pos > c->stop; c->pos--, c->done = 0) {
+		const struct tierd_region *r = &in->hot->regions[s->order[c->pos - 1]];
+
+		if (r->tier == 0 && c->done < r->end - r->start)
+			return r;
+	}
+	return NULL;
+}
+
+/* Bytes of a promotion the budget allows when it must also pay for the
+ * demotions making room for it: what fits tier 0 now, plus half of what the
+ * budget has beyond that. */
+static uint64_t promote_cap(const struct ledger *l)
+{
+	uint64_t fit = ledger_fits(l, 0);
+
+	if (l->budget <= fit)
+		return page_down(l->budget);
+	return page_down(fit + (l->budget - fit) / 2);
+}
+
+/* Exchange (HMM-V §3.3): promotes up to `bytes` of hot region r from its slow
+ * tier to tier 0, first demoting to that tier as many of the coldest
+ * fast-tier pages outside the hot set as the promotion needs room for. Tier 0
+ * never gets more than its room plus what the demotions free. */
+static int exchange(struct hmmv *s, struct ledger *l, const struct tierd_strategy_input *in,
+		    const struct tierd_region *r, uint64_t bytes, struct cold_cursor *cold,
+		    struct tierd_action_list *out)
+{
+	size_t from = (size_t)r->tier;
+	uint64_t want = min_u64(page_down(bytes), promote_cap(l));
+	const struct tierd_region *c;
+	int ret;
+
+	while (want > ledger_fits(l, 0) && (c = cold_next(s, in, cold))) {
+		uint64_t d = min_u64(want - ledger_fits(l, 0),
+				     min_u64(c->end - c->start - cold->done, ledger_fits(l, from)));
+
+		if (!d)
+			break;
+		ret = propose(s, l, in, TIERD_REASON_EXCHANGE_DEMOTION, 0, from,
+			      c->start + cold->done, d, out);
+		if (ret < 0)
+			return ret;
+		cold->done += d;
+	}
+	want = min_u64(want, ledger_fits(l, 0));
+	if (!want)
+		return 0;
+	return propose(s, l, in, TIERD_REASON_HOT_SET_PROMOTION, from, 0, r->start, want, out);
+}
+
+static int hmmv_plan(void *state, const struct tierd_strategy_input *in,
+		     struct tierd_action_list *out)
+{
+	struct hmmv *s = state;
+	struct cold_cursor cold;
+	struct ledger l;
+	size_t nr_hot;
+	uint64_t last_bytes;
+	int r = 0;
+
+	if (s->oom)
+		return -ENOMEM;
+	if (!s->tracking_on || !s->nr || s->nr != in->hot->nr_regions)
+		return 0;
+	tierd_hmmv_bucket_sort(s->degree, s->nr, s->order);
+	s->stats.hot_set_pages = hot_set(s, in, &nr_hot, &last_bytes);
+	ledger_init(&l, in);
+	cold = (struct cold_cursor){ .pos = s->nr, .stop = nr_hot };
+	for (size_t k = 0; k < nr_hot && r == 0 && l.budget >= TIERD_PAGE_BYTES; k++) {
+		const struct tierd_region *reg = &in->hot->regions[s->order[k]];
+		uint64_t bytes = k + 1 == nr_hot ? last_bytes : reg->end - reg->start;
+
+		if (placed(reg, in->topo) && reg->tier > 0)
+			r = exchange(s, &l, in, reg, bytes, &cold, out);
+	}
+	return r;
+}
+
+/* ---- ops ------------------------------------------------------------- */
+
+static int hmmv_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+{
+	struct hmmv *s;
+	struct params p;
+	int r;
+
+	r = parse_params(params_json, &p, err, err_size);
+	if (r < 0)
+		return r;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->p = p;
+	s->round_id = 1;
+	s->tracking_on = true;
+	*ret_state = s;
+	return 0;
+}
+
+/* The sampler looks every monitoring window (HMM-V §5.3). */
+static void hmmv_profile(void *state, const struct tierd_topology *topo, uint64_t *interval_usec)
+{
+	const struct hmmv *s = state;
+
+	for (size_t t = 0; t < topo->nr_tiers; t++)
+		interval_usec[t] = s->p.window_usec;
+}
+
+static void hmmv_free(void *state)
+{
+	struct hmmv *s = state;
+
+	if (!s)
+		return;
+	free(s->cur.slots);
+	free(s->prev.slots);
+	free(s->degree);
+	free(s->order);
+	free(s);
+}
+
+uint64_t tierd_hmmv_window(const void *state)
+{
+	const struct hmmv *s = state;
+
+	return s->window;
+}
+
+bool tierd_hmmv_should_sample(const void *state, uint64_t start, uint64_t window)
+{
+	const struct hmmv *s = state;
+	const struct entry *e;
+
+	if (!s->tracking_on)
+		return false;
+	e = table_find(&s->cur, start);
+	return !e || window >= e->next_window;
+}
+
+bool tierd_hmmv_tracking_on(const void *state)
+{
+	const struct hmmv *s = state;
+
+	return s->tracking_on;
+}
+
+void tierd_hmmv_stats(const void *state, struct tierd_hmmv_stats *ret)
+{
+	const struct hmmv *s = state;
+
+	*ret = s->stats;
+	ret->tracking_on = s->tracking_on;
+	ret->quiet_counter = s->quiet_counter;
+}
+
+const struct tierd_strategy_ops tierd_strategy_hmmv = {
+	.name = "hmmv",
+	.init = hmmv_init,
+	.profile = hmmv_profile,
+	.observe = hmmv_observe,
+	.plan = hmmv_plan,
+	.free = hmmv_free,
+};

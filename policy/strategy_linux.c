@@ -1,0 +1,350 @@
+/* The "linux" strategy: a baseline that does what Linux does today with
+ * numa_balancing=2 and demotion enabled (docs/kernel-interfaces.md §4, §3.2).
+ *
+ * Promotion (NUMA balancing in memory-tiering mode, §4.1): the scanner
+ * unmaps slow-tier pages only, and a hint fault on one promotes it to the
+ * faulting CPU's node, the top tier, when the fault came sooner than the hot
+ * threshold after the unmap, within a per-node promotion rate limit; when
+ * the top tier has plenty free (pgdat_free_space_enough) every faulted page
+ * goes up, unlimited. The threshold is retuned once per scan_period_max
+ * against the rate limit. A page goes up alone (one MIGRATE per page) and
+ * only to tier 0: a full tier 0 fails the promotion, no fallback.
+ *
+ * Demotion (kswapd, §3.2, §4.2): a tier whose free memory is below its
+ * watermark demotes its coldest memory to the next tier down until the
+ * watermark holds again; demote_folio_list() falls back to any lower-tier
+ * node when the preferred one cannot take a page, and so does this.
+ *
+ * Inputs: page samples are hint faults, their interval_usec the fault
+ * latency. A tick with no samples falls back on DAMON regions, which the
+ * kernel's scanner would cover too: a region seen accessed nr_accesses times
+ * in a window of aggr_usec is taken to fault aggr_usec / nr_accesses after
+ * an unmap, and the whole region is one candidate. With samples, regions are
+ * not used for promotion, so nothing is counted twice.
+ *
+ * Where it is not the kernel: its state is per cgroup, where the kernel's
+ * rate limit and threshold are per top-tier node and shared by everyone; one
+ * watermark stands for both kswapd's wake-up and its balance point;
+ * promotions may use tier 0's free memory down to nothing, where
+ * migrate_balanced_pgdat() stops them at WMARK_HIGH (0.1% of the node below
+ * the default watermark); candidates are counted in bytes per whole
+ * one-second window. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "baseline_util.h"
+#include "strategy.h"
+#include "strategy_linux.h"
+#include "units.h"
+#include "util.h"
+
+/* debugfs numa_balancing/hot_threshold_ms default 1000 (§4.2). */
+#define LINUX_HOT_THRESHOLD_USEC (1000 * TIERD_USEC_PER_MSEC)
+/* The debugfs knob counts milliseconds; an hour is far beyond the longest
+ * scan period (60 s), where "recently faulted" stops meaning anything. */
+#define LINUX_HOT_THRESHOLD_MIN_USEC TIERD_USEC_PER_MSEC
+#define LINUX_HOT_THRESHOLD_MAX_USEC (3600 * TIERD_USEC_PER_SEC)
+/* numa_balancing_promote_rate_limit_MBps default 65536, effectively no
+ * limit (§4.2); the sysctl is an unsigned int, 0 allowed. */
+#define LINUX_PROMOTE_RATE_LIMIT_MBPS 65536u
+#define LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS UINT32_MAX
+#define LINUX_BYTES_PER_MB (1ull << 20) /* MB_TO_PAGES(): MB << (20 - PAGE_SHIFT), MiB */
+/* The rate limit counts candidates per one-second window
+ * (numa_promotion_rate_limit, [6.12] kernel/sched/fair.c). */
+#define LINUX_RATE_WINDOW_USEC TIERD_USEC_PER_SEC
+/* Watermark: kswapd balances a node to WMARK_PROMO in tiering mode (§4.2).
+ * WMARK_PROMO = WMARK_MIN + 3 x max(WMARK_MIN / 4, managed x
+ * watermark_scale_factor / 10000) ([6.12] mm/page_alloc.c
+ * __setup_per_zone_wmarks); watermark_scale_factor defaults to 10 (0.1%),
+ * so 0.3% of the node plus WMARK_MIN, which min_free_kbytes
+ * (sqrt(16 x lowmem KiB)) makes 0.04% on a 96 GiB node: 0.3%. */
+#define LINUX_WATERMARK_PMY 30u
+/* pgdat_free_space_enough(): above WMARK_PROMO + max(1 GiB, node / 16)
+ * free, every faulted page is promoted, regardless of threshold and rate
+ * limit ([6.12] kernel/sched/fair.c). */
+#define LINUX_ENOUGH_FREE_MIN_BYTES (1ull << 30)
+#define LINUX_ENOUGH_FREE_SHIFT 4u
+/* numa_promotion_adjust_threshold(): once per scan_period_max_ms (default
+ * 60000, §4.2) the threshold moves by 2 x hot_threshold / 16, down when the
+ * period's candidates exceeded 110% of rate_limit x period, up below 90%,
+ * within [one step, 2 x hot_threshold] (§4.1). */
+#define LINUX_ADJUST_PERIOD_USEC (60 * TIERD_USEC_PER_SEC)
+#define LINUX_ADJUST_STEPS 16u
+#define LINUX_ADJUST_RANGE 2u
+#define LINUX_ADJUST_HIGH_PCT 110u
+#define LINUX_ADJUST_LOW_PCT 90u
+#define LINUX_PCT_ONE 100u
+/* scan_period_min_ms default 1000 (§4.2): how often slow-tier pages are
+ * unmapped at the fastest; the top tier is not scanned at all (§4.1). */
+#define LINUX_SCAN_PERIOD_USEC TIERD_USEC_PER_SEC
+/* A region seen accessed at all is a candidate; its latency decides. */
+#define LINUX_REGION_MIN_ACCESSES 1u
+
+struct linux_state {
+	/* params */
+	uint64_t hot_threshold_usec;
+	uint64_t rate_limit_mbps;
+	uint64_t watermark_pmy;
+	/* the kernel's per-node promotion state (pgdat->nbp_*) */
+	bool started;
+	uint64_t threshold_usec;         /* in force */
+	uint64_t window_start_usec;      /* rate limit window */
+	uint64_t window_bytes;           /* candidates in it */
+	uint64_t period_start_usec;      /* threshold adjustment period */
+	uint64_t period_bytes;           /* candidates in it */
+	struct tierd_baseline_stats stats;
+	struct tierd_baseline_scratch scratch;
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t rate_limit_bytes(const struct linux_state *s)
+{
+	return s->rate_limit_mbps * LINUX_BYTES_PER_MB;
+}
+
+static int parse_params(struct linux_state *s, const char *params_json, char *err,
+			size_t err_size)
+{
+	const struct tierd_baseline_param params[] = {
+		{ "hot_threshold", TIERD_BASELINE_DURATION,
+		  "a duration from 1ms to 1h such as \"1s\"", LINUX_HOT_THRESHOLD_MIN_USEC,
+		  LINUX_HOT_THRESHOLD_MAX_USEC, &s->hot_threshold_usec },
+		{ "promote_rate_limit", TIERD_BASELINE_UINT,
+		  "an integer number of MB/s from 0 to 4294967295", 0,
+		  LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS, &s->rate_limit_mbps },
+		{ "watermark", TIERD_BASELINE_PERCENT,
+		  "a percentage of the tier's capacity such as \"0.3%\"", 0, TIERD_PMY_ONE,
+		  &s->watermark_pmy },
+	};
+
+	s->hot_threshold_usec = LINUX_HOT_THRESHOLD_USEC;
+	s->rate_limit_mbps = LINUX_PROMOTE_RATE_LIMIT_MBPS;
+	s->watermark_pmy = LINUX_WATERMARK_PMY;
+	return tierd_baseline_parse_params(params_json, params, TIERD_ARRAY_SIZE(params), err,
+					   err_size);
+}
+
+static int linux_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+{
+	_cleanup_free_ struct linux_state *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = parse_params(s, params_json, err, err_size);
+	if (r < 0)
+		return r;
+	s->threshold_usec = s->hot_threshold_usec;
+	*ret_state = TIERD_TAKE_PTR(s);
+	return 0;
+}
+
+static void linux_profile(void *state, const struct tierd_topology *topo, uint64_t *interval_usec)
+{
+	(void)state;
+	for (size_t t = 1; t < topo->nr_tiers; t++)
+		interval_usec[t] = LINUX_SCAN_PERIOD_USEC;
+}
+
+/* pgdat_free_space_enough() for the top tier with `free` bytes free. */
+static bool free_space_enough(const struct linux_state *s, const struct tierd_topology *topo,
+			      uint64_t free)
+{
+	uint64_t enough = max_u64(LINUX_ENOUGH_FREE_MIN_BYTES,
+				  topo->tiers[0].total_bytes >> LINUX_ENOUGH_FREE_SHIFT);
+	uint64_t wm = tierd_baseline_watermark_bytes(topo, 0, (uint32_t)s->watermark_pmy);
+
+	return free > tierd_baseline_add_sat(wm, enough);
+}
+
+/* numa_promotion_adjust_threshold(), at the end of a period. */
+static void adjust_threshold(struct linux_state *s, uint64_t now)
+{
+	uint64_t step = s->hot_threshold_usec * LINUX_ADJUST_RANGE / LINUX_ADJUST_STEPS;
+	uint64_t ref = rate_limit_bytes(s) * (LINUX_ADJUST_PERIOD_USEC / TIERD_USEC_PER_SEC);
+
+	if (s->period_bytes > ref / LINUX_PCT_ONE * LINUX_ADJUST_HIGH_PCT)
+		s->threshold_usec = max_u64(s->threshold_usec > step ? s->threshold_usec - step : 0,
+					    step);
+	else if (s->period_bytes < ref / LINUX_PCT_ONE * LINUX_ADJUST_LOW_PCT)
+		s->threshold_usec = min_u64(s->threshold_usec + step,
+					    s->hot_threshold_usec * LINUX_ADJUST_RANGE);
+	s->period_start_usec = now;
+	s->period_bytes = 0;
+}
+
+/* Rolls the rate-limit window and retunes the threshold as the kernel does
+ * on the tick's first fault. A clock that went back restarts both. */
+static void linux_observe(void *state, const struct tierd_strategy_input *in)
+{
+	struct linux_state *s = state;
+	uint64_t now = in->now_usec;
+
+	if (!in->topo->nr_tiers)
+		return;
+	if (!s->started || now < s->window_start_usec || now < s->period_start_usec) {
+		s->started = true;
+		s->window_start_usec = s->period_start_usec = now;
+		s->window_bytes = s->period_bytes = 0;
+	}
+	if (now - s->window_start_usec >= LINUX_RATE_WINDOW_USEC) {
+		s->window_start_usec = now;
+		s->window_bytes = 0;
+	}
+	/* Plenty free: the workload changed, the threshold starts over. */
+	if (free_space_enough(s, in->topo, in->room_bytes[0]))
+		s->threshold_usec = s->hot_threshold_usec;
+	else if (now - s->period_start_usec >= LINUX_ADJUST_PERIOD_USEC)
+		adjust_threshold(s, now);
+}
+
+static bool is_hot(const struct linux_state *s, uint64_t latency_usec)
+{
+	/* should_numa_migrate_memory(): latency >= th means no promotion; an
+	 * unknown latency (0) cannot pass. */
+	return latency_usec && latency_usec < s->threshold_usec;
+}
+
+/* One candidate: through the rate limit (unless free space is plentiful),
+ * then to tier 0 if it has room. */
+static int promote(struct linux_state *s, struct tierd_baseline_ledger *l, size_t from,
+		   uint64_t start, uint64_t bytes, bool plenty)
+{
+	bytes = tierd_baseline_budget_clip(l, bytes);
+	if (!bytes)
+		return 0;
+	if (!plenty) {
+		uint64_t limit = rate_limit_bytes(s), allowed = 0;
+
+		if (s->window_bytes < limit)
+			allowed = tierd_baseline_page_down(limit - s->window_bytes);
+		/* The kernel counts every candidate, refused or not. */
+		s->window_bytes = tierd_baseline_add_sat(s->window_bytes, bytes);
+		s->period_bytes = tierd_baseline_add_sat(s->period_bytes, bytes);
+		if (allowed < bytes) {
+			s->stats.promote_rate_limited += (bytes - allowed) / TIERD_PAGE_BYTES;
+			bytes = allowed;
+		}
+	}
+	return tierd_baseline_promote(l, TIERD_REASON_FAULT_PROMOTION, from, start, bytes, false,
+				      &s->stats);
+}
+
+static int promote_samples(struct linux_state *s, struct tierd_baseline_ledger *l,
+			   const struct tierd_strategy_input *in)
+{
+	const struct tierd_hotness *hot = in->hot;
+	int r;
+
+	r = tierd_baseline_pages_reset(&s->scratch, hot->nr_samples);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < hot->nr_samples && tierd_baseline_has_budget(l); i++) {
+		const struct tierd_sample *sm = &hot->samples[i];
+		bool plenty;
+
+		/* The top tier is not scanned; an unknown tier cannot move. */
+		if (sm->tier <= 0 || (size_t)sm->tier >= l->nr_tiers)
+			continue;
+		plenty = free_space_enough(s, in->topo, l->room[0]);
+		if (!plenty && !is_hot(s, sm->interval_usec))
+			continue;
+		/* Once a page is promoted its next fault is on tier 0. */
+		if (!tierd_baseline_pages_add(&s->scratch, sm->addr))
+			continue;
+		r = promote(s, l, (size_t)sm->tier,
+			    tierd_baseline_page_down(sm->addr), TIERD_PAGE_BYTES, plenty);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int promote_regions(struct linux_state *s, struct tierd_baseline_ledger *l,
+			   const struct tierd_strategy_input *in)
+{
+	const struct tierd_hotness *hot = in->hot;
+	const size_t *order;
+	size_t n;
+	int r;
+
+	r = tierd_baseline_hot_order(&s->scratch, hot, l->nr_tiers, LINUX_REGION_MIN_ACCESSES,
+				     &order, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n && tierd_baseline_has_budget(l); i++) {
+		const struct tierd_region *reg = &hot->regions[order[i]];
+		bool plenty = free_space_enough(s, in->topo, l->room[0]);
+
+		if (!plenty && !is_hot(s, reg->aggr_usec / reg->nr_accesses))
+			continue;
+		r = promote(s, l, (size_t)reg->tier, reg->start, reg->end - reg->start, plenty);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int linux_plan(void *state, const struct tierd_strategy_input *in,
+		      struct tierd_action_list *out)
+{
+	struct linux_state *s = state;
+	struct tierd_baseline_ledger l;
+	int r;
+
+	tierd_baseline_ledger_init(&l, in, out);
+	if (l.nr_tiers < 2)
+		return 0;
+	/* Faults promote as they happen; kswapd then restores the watermarks
+	 * the promotions used up. */
+	if (in->hot->nr_samples)
+		r = promote_samples(s, &l, in);
+	else
+		r = promote_regions(s, &l, in);
+	if (r < 0)
+		return r;
+	return tierd_baseline_demote(&l, &s->scratch, in, (uint32_t)s->watermark_pmy,
+				     TIERD_REASON_WATERMARK_DEMOTION, &s->stats);
+}
+
+static void linux_free(void *state)
+{
+	struct linux_state *s = state;
+
+	if (!s)
+		return;
+	tierd_baseline_scratch_free(&s->scratch);
+	free(s);
+}
+
+void tierd_linux_stats(const void *state, struct tierd_baseline_stats *ret)
+{
+	const struct linux_state *s = state;
+
+	*ret = s->stats;
+}
+
+uint64_t tierd_linux_hot_threshold_usec(const void *state)
+{
+	const struct linux_state *s = state;
+
+	return s->threshold_usec;
+}
+
+const struct tierd_strategy_ops tierd_strategy_linux = {
+	.name = "linux",
+	.init = linux_init,
+	.profile = linux_profile,
+	.observe = linux_observe,
+	.plan = linux_plan,
+	.free = linux_free,
+};

@@ -1,0 +1,1107 @@
+/* The "migflow" strategy: MigFlow's three mechanisms over DAMON-like
+ * regions (001_8af4204f8db18981.txt, "What is MigFlow?").
+ *
+ * Quick demotion: new address space goes through the 2Q tracker
+ * (migflow_tracker.h); what cooled right after its allocation burst is moved
+ * straight to the slowest tier with room.
+ *
+ * Cost-benefit promotion: a region on a slower tier is promoted when the
+ * latency it would save over the horizon beats its migration cost times the
+ * penalty factor alpha = max(alpha_min, 4 x tier-0 hit ratio). Candidates go
+ * best gain first (the gain-rank table of daemon/migration.cc) into the
+ * fastest tier with room; when that tier has none, its least-frequently-used
+ * regions, colder than the candidate, are LFU-demoted first to make room.
+ *
+ * Budget: a phase of `budget.period` may move `budget.bytes`, spent as the
+ * daemon's [Phase] line shows: quick demotion (at most half), LFU
+ * demotion, promotion, then quick demotion again with what is left.
+ *
+ * The access model: DAMON checks one random page of a region per sampling
+ * interval, so nr_accesses / max_accesses is a page's chance of being seen
+ * accessed in one interval, and a page of the region is accessed about
+ * nr_accesses x horizon / aggr_usec times over the horizon (a lower bound:
+ * one access per interval seen). Gains and costs are then per page, which
+ * is what the budget buys. Without regions, hint-fault samples stand in:
+ * a page faulted interval_usec after it was made inaccessible is accessed
+ * about horizon / interval_usec times.
+ *
+ * Where it is not MigFlow: regions, not pages; the burst and grace windows
+ * are fixed (ktrackd stretches them with the burst-access pressure); the
+ * cooled queue is served in address order, not per tier; one per-page
+ * migration cost for every pair of tiers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "migflow_sort.h"
+#include "migflow_tracker.h"
+#include "strategy.h"
+#include "strategy_migflow.h"
+#include "units.h"
+#include "util.h"
+
+/* ktrackd's base residence times in the burst and the grace queue:
+ * burst_msec = 15000, grace_msec = 2000 in the artifact's module/tracker.c
+ * (github.com/dgist-datalab/MigFlow), the 2Q tracker that
+ * 001_8af4204f8db18981.txt "Kernel module" describes. ktrackd stretches
+ * both under burst-access pressure; we keep the base. */
+#define MIGFLOW_BURST_USEC (15 * TIERD_USEC_PER_SEC)
+#define MIGFLOW_GRACE_USEC (2 * TIERD_USEC_PER_SEC)
+/* Past an hour nothing is "right after its allocation" any more, and a
+ * phase or horizon that long would not follow the workload. */
+#define MIGFLOW_DURATION_MAX_USEC (3600 * TIERD_USEC_PER_SEC)
+/* A grace window, horizon or phase must span at least a tick's worth of
+ * observation to mean anything. */
+#define MIGFLOW_DURATION_MIN_USEC TIERD_USEC_PER_MSEC
+/* Migrating one 4 KiB page: the artifact's measured table (mig_cost in
+ * daemon/migration.cc, the "cost-benefit promotion" of
+ * 001_8af4204f8db18981.txt "Daemon": copy plus unmap, TLB shootdown and
+ * move_pages(2) work) gives 11.6 us from remote DRAM, 19.3 us from local PMEM and 30.1 us
+ * from remote PMEM into local DRAM. 20 us is the middle, the common
+ * PMEM-to-DRAM promotion. */
+#define MIGFLOW_COST_PER_PAGE_USEC 20u
+#define MIGFLOW_COST_MAX_USEC TIERD_USEC_PER_SEC
+#define MIGFLOW_NSEC_PER_USEC 1000u
+/* The horizon a promotion must pay back in: one phase, after which the
+ * daemon decides again (001_8af4204f8db18981.txt, Results: a [Phase] line
+ * every 10 seconds). */
+#define MIGFLOW_HORIZON_USEC (10 * TIERD_USEC_PER_SEC)
+/* alpha = max(alpha_min, 4 x tier-0 hit ratio), "at least 1.0"
+ * (001_8af4204f8db18981.txt, Results, the [Phase] line; Appendix B, -l).
+ * Without the dynamic factor (-a 0) the artifact keeps alpha at its base. */
+#define MIGFLOW_ALPHA_BASE 4u
+#define MIGFLOW_ALPHA_MIN_PMY TIERD_PMY_ONE
+/* A penalty of 100 times the migration cost stops every promotion that
+ * could matter; the bound only catches a misplaced decimal point. */
+#define MIGFLOW_ALPHA_MIN_MAX 100.0
+/* Rounds a ratio to the nearest permyriad. */
+#define ROUND_HALF 0.5
+/* 800 MB per 10 s (001_8af4204f8db18981.txt, "Daemon": "an 800 MB / 10 s
+ * migration budget"); the daemon counts MB of 4 KiB pages, so MiB. */
+#define MIGFLOW_BUDGET_BYTES (800ull << 20)
+#define MIGFLOW_BUDGET_PERIOD_USEC (10 * TIERD_USEC_PER_SEC)
+/* Quick demotion before the promotions takes at most half of the budget
+ * (001_8af4204f8db18981.txt, Results, the [Phase] line: 399 of 800 MB
+ * first, the rest after the promotions). */
+#define MIGFLOW_QUICK_FIRST_PMY 5000u
+/* Read latencies when the topology does not know them (no HMAT): the
+ * artifact's tier_lat for local DRAM, remote DRAM, local PMEM and remote
+ * PMEM; deeper tiers count as the last. */
+#define MIGFLOW_FALLBACK_T0_NS 80u
+#define MIGFLOW_FALLBACK_T1_NS 130u
+#define MIGFLOW_FALLBACK_T2_NS 300u
+#define MIGFLOW_FALLBACK_T3_NS 350u
+/* LFU order key: tier in the top byte, accesses in the next 24 bits, age
+ * (inverted, so older first) in the low 32. */
+#define LFU_TIER_SHIFT 56u
+#define LFU_ACCESS_SHIFT 32u
+#define LFU_ACCESS_MAX ((1u << (LFU_TIER_SHIFT - LFU_ACCESS_SHIFT)) - 1u)
+/* Longest JSON text quoted back in an error. */
+#define GOT_MAX_CHARS 64
+/* A candidate from a page sample: no region to claim or make room for. */
+#define NO_REGION SIZE_MAX
+
+/* What this tick already moved a region for, so no region moves twice. */
+enum claim {
+	CLAIM_NONE,
+	CLAIM_QUICK,
+	CLAIM_LFU,
+	CLAIM_PROMOTE,
+};
+
+/* The tiers as this tick sees them: fastest first, with latencies. */
+struct view {
+	size_t nr;
+	size_t speed[TIERD_MAX_TIERS];   /* tier indexes, fastest first */
+	size_t rank[TIERD_MAX_TIERS];    /* where each tier is in speed[] */
+	uint32_t lat_ns[TIERD_MAX_TIERS];
+};
+
+/* What the cgroup may still do this tick, as its proposals use it up. */
+struct ledger {
+	size_t cgroup;
+	uint64_t room[TIERD_MAX_TIERS];  /* free bytes not yet planned into */
+	uint64_t take[TIERD_MAX_TIERS];  /* bytes its share lets it add */
+	uint64_t budget;                 /* bytes it may still move */
+};
+
+struct candidate {
+	uint64_t start, end;
+	size_t tier;
+	size_t region;                   /* index in hot->regions, or NO_REGION */
+	uint64_t accesses;               /* per page over the horizon */
+};
+
+struct migflow_state {
+	/* params */
+	uint64_t burst_usec, grace_usec;
+	uint64_t cost_usec;              /* per page, as written */
+	uint64_t cost_ns;                /* the same, in the unit of latencies */
+	uint64_t horizon_usec;
+	uint64_t alpha_min_pmy;
+	bool dynamic_alpha, quick_demotion;
+	uint64_t budget_bytes, budget_period_usec;
+	/* between ticks */
+	bool phase_started;
+	uint64_t phase_start_usec, phase_used_bytes;
+	uint64_t alpha_pmy, hit_ratio_pmy;
+	int error;                       /* from observe, returned by plan */
+	struct tierd_migflow_tracker tracker;
+	uint64_t quick_bytes, promoted_bytes, lfu_bytes;
+	/* per-tick buffers, kept so a tick allocates only while they grow */
+	size_t cap_order, cap_keys, cap_tmp, cap_claim, cap_lfu, cap_pick;
+	size_t cap_cand, cap_cand_key, cap_cand_idx;
+	size_t *order;                   /* region indexes by start */
+	uint64_t *keys;                  /* sort keys, any sort */
+	size_t *tmp;                     /* radix sort scratch */
+	uint8_t *claim;                  /* enum claim per region */
+	size_t *lfu;                     /* LFU order of regions */
+	size_t *pick;                    /* sample indexes by page */
+	struct candidate *cand;
+	uint64_t *cand_key;
+	size_t *cand_idx;
+	size_t nr_cand;
+	bool lfu_ready;
+	size_t lfu_pos[TIERD_MAX_TIERS], lfu_end[TIERD_MAX_TIERS];
+	uint64_t lfu_off[TIERD_MAX_TIERS];
+};
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t page_down(uint64_t bytes)
+{
+	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+}
+
+static uint64_t clamp_u64(unsigned __int128 v)
+{
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+/* ---- tiers --------------------------------------------------------- */
+
+static bool latencies_known(const struct tierd_topology *topo)
+{
+	for (size_t t = 0; t < topo->nr_tiers; t++)
+		if (!topo->tiers[t].read_latency_ns)
+			return false;
+	return true;
+}
+
+static uint32_t fallback_latency_ns(size_t tier)
+{
+	switch (tier) {
+	case 0:
+		return MIGFLOW_FALLBACK_T0_NS;
+	case 1:
+		return MIGFLOW_FALLBACK_T1_NS;
+	case 2:
+		return MIGFLOW_FALLBACK_T2_NS;
+	default:
+		return MIGFLOW_FALLBACK_T3_NS;
+	}
+}
+
+/* Tier indexes fastest first: by read latency (ties by tier order), or
+ * in tier order when a latency is unknown. Insertion sort: at most
+ * TIERD_MAX_TIERS. Returns the number of tiers. */
+static size_t speed_order(const struct tierd_topology *topo, size_t *speed)
+{
+	bool known = latencies_known(topo);
+	size_t n = topo->nr_tiers < TIERD_MAX_TIERS ? topo->nr_tiers : TIERD_MAX_TIERS;
+
+	for (size_t t = 0; t < n; t++) {
+		size_t j = t;
+
+		while (known && j > 0 &&
+		       topo->tiers[speed[j - 1]].read_latency_ns > topo->tiers[t].read_latency_ns) {
+			speed[j] = speed[j - 1];
+			j--;
+		}
+		speed[j] = t;
+	}
+	return n;
+}
+
+int tierd_migflow_place(const struct tierd_topology *topo, const uint64_t *room_bytes,
+			uint64_t bytes)
+{
+	size_t speed[TIERD_MAX_TIERS];
+	size_t n = speed_order(topo, speed);
+
+	for (size_t i = 0; i < n; i++)
+		if (room_bytes[speed[i]] >= bytes)
+			return (int)speed[i];
+	return -ENOSPC;
+}
+
+static void view_init(struct view *v, const struct tierd_topology *topo)
+{
+	bool known = latencies_known(topo);
+
+	v->nr = speed_order(topo, v->speed);
+	for (size_t i = 0; i < v->nr; i++) {
+		size_t t = v->speed[i];
+
+		v->rank[t] = i;
+		v->lat_ns[t] = known ? topo->tiers[t].read_latency_ns : fallback_latency_ns(t);
+	}
+}
+
+static bool tier_valid(const struct view *v, int tier)
+{
+	return tier >= 0 && (size_t)tier < v->nr;
+}
+
+/* ---- the ledger ---------------------------------------------------- */
+
+static void ledger_init(struct ledger *l, const struct tierd_strategy_input *in,
+			const struct view *v, uint64_t phase_left)
+{
+	memset(l, 0, sizeof(*l));
+	l->cgroup = in->cgroup;
+	l->budget = page_down(min_u64(in->budget_bytes, phase_left));
+	for (size_t t = 0; t < v->nr; t++) {
+		const struct tierd_tier_standing *ts = &in->standing->tiers[t];
+		uint64_t held = ts->anon_bytes + ts->file_bytes;
+
+		l->room[t] = in->room_bytes[t];
+		l->take[t] = in->share_bytes[t] == TIERD_SHARE_NONE ? TIERD_SHARE_NONE
+			     : in->share_bytes[t] > held ? in->share_bytes[t] - held
+							 : 0;
+	}
+}
+
+/* Page-aligned bytes the cgroup may still put on tier t. */
+static uint64_t fits(const struct ledger *l, size_t t)
+{
+	return page_down(min_u64(l->room[t], l->take[t]));
+}
+
+static int propose(struct migflow_state *s, struct ledger *l, struct tierd_action_list *list,
+		   enum tierd_reason reason, size_t from, size_t to, uint64_t start,
+		   uint64_t bytes)
+{
+	struct tierd_action a = { .kind = TIERD_ACTION_MIGRATE, .reason = reason,
+				  .cgroup = l->cgroup, .from_tier = from, .to_tier = to,
+				  .start = start, .end = start + bytes, .bytes = bytes };
+	int r = tierd_action_list_push(list, &a);
+
+	if (r < 0)
+		return r;
+	/* As the engine will: the destination fills, the source frees. */
+	l->room[to] -= bytes;
+	l->room[from] = add_sat(l->room[from], bytes);
+	if (l->take[to] != TIERD_SHARE_NONE)
+		l->take[to] -= bytes;
+	if (l->take[from] != TIERD_SHARE_NONE)
+		l->take[from] = add_sat(l->take[from], bytes);
+	l->budget -= bytes;
+	s->phase_used_bytes += bytes;
+	if (reason == TIERD_REASON_QUICK_DEMOTION)
+		s->quick_bytes += bytes;
+	else if (reason == TIERD_REASON_LFU_DEMOTION)
+		s->lfu_bytes += bytes;
+	else
+		s->promoted_bytes += bytes;
+	return 0;
+}
+
+/* ---- params -------------------------------------------------------- */
+
+enum param_kind {
+	PARAM_DURATION,   /* "2s" -> usec */
+	PARAM_RATIO,      /* JSON number -> permyriad */
+	PARAM_BOOL,
+	PARAM_BUDGET,     /* {"bytes": SIZE, "period": DURATION} */
+};
+
+struct param {
+	const char *key;
+	enum param_kind kind;
+	const char *expected;
+	uint64_t min, max;  /* DURATION: usec; RATIO: permyriad */
+	void *value;        /* uint64_t, or bool for PARAM_BOOL */
+};
+
+static const char *json_text(json_object *v)
+{
+	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static int bad_value(const char *key, const char *expected, json_object *v, char *err,
+		     size_t err_size)
+{
+	snprintf(err, err_size, "\"%s\": expected %s, got %.*s", key, expected, GOT_MAX_CHARS,
+		 json_text(v));
+	return -EINVAL;
+}
+
+static int read_duration(json_object *v, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	uint64_t x;
+
+	if (!json_object_is_type(v, json_type_string) ||
+	    tierd_parse_duration(json_object_get_string(v), &x) < 0 || x < min || x > max)
+		return -EINVAL;
+	*ret = x;
+	return 0;
+}
+
+static int read_ratio(json_object *v, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	double x;
+
+	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+		return -EINVAL;
+	x = json_object_get_double(v) * TIERD_PMY_ONE;
+	/* Written this way round, NaN fails too. */
+	if (!(x >= (double)min && x <= (double)max))
+		return -EINVAL;
+	*ret = (uint64_t)(x + ROUND_HALF);
+	return 0;
+}
+
+static int read_size(json_object *v, uint64_t *ret)
+{
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) < 0)
+			return -EINVAL;
+		*ret = (uint64_t)json_object_get_int64(v);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	return tierd_parse_bytes(json_object_get_string(v), ret) < 0 ? -EINVAL : 0;
+}
+
+#define BUDGET_EXPECTED "an object such as {\"bytes\": \"800M\", \"period\": \"10s\"}"
+#define BUDGET_BYTES_EXPECTED "a size such as \"800M\" or a number of bytes"
+#define BUDGET_PERIOD_EXPECTED "a duration from 1ms to 1h such as \"10s\""
+
+static int read_budget(struct migflow_state *s, json_object *v, char *err, size_t err_size)
+{
+	json_object *bytes, *period;
+
+	if (!json_object_is_type(v, json_type_object) ||
+	    !json_object_object_get_ex(v, "bytes", &bytes) ||
+	    !json_object_object_get_ex(v, "period", &period))
+		return bad_value("budget", BUDGET_EXPECTED, v, err, err_size);
+	json_object_object_foreach(v, key, val) {
+		(void)val;
+		if (strcmp(key, "bytes") != 0 && strcmp(key, "period") != 0) {
+			snprintf(err, err_size,
+				 "\"budget.%s\": unknown key; expected one of: bytes, period", key);
+			return -EINVAL;
+		}
+	}
+	if (read_size(bytes, &s->budget_bytes) < 0)
+		return bad_value("budget.bytes", BUDGET_BYTES_EXPECTED, bytes, err, err_size);
+	if (read_duration(period, MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC,
+			  &s->budget_period_usec) < 0)
+		return bad_value("budget.period", BUDGET_PERIOD_EXPECTED, period, err, err_size);
+	return 0;
+}
+
+static int read_param(struct migflow_state *s, const struct param *p, json_object *v, char *err,
+		      size_t err_size)
+{
+	int r = 0;
+
+	switch (p->kind) {
+	case PARAM_DURATION:
+		r = read_duration(v, p->min, p->max, p->value);
+		break;
+	case PARAM_RATIO:
+		r = read_ratio(v, p->min, p->max, p->value);
+		break;
+	case PARAM_BOOL:
+		if (!json_object_is_type(v, json_type_boolean))
+			r = -EINVAL;
+		else
+			*(bool *)p->value = json_object_get_boolean(v);
+		break;
+	case PARAM_BUDGET:
+		return read_budget(s, v, err, err_size);
+	}
+	return r < 0 ? bad_value(p->key, p->expected, v, err, err_size) : 0;
+}
+
+static void unknown_key(const struct param *params, size_t nr, const char *key, char *err,
+			size_t err_size)
+{
+	int n = snprintf(err, err_size, "\"%s\": unknown key; expected one of: ", key);
+
+	for (size_t i = 0; i < nr && n >= 0 && (size_t)n < err_size; i++)
+		n += snprintf(err + n, err_size - (size_t)n, "%s%s", i ? ", " : "", params[i].key);
+}
+
+static int parse_params(struct migflow_state *s, const char *params_json, char *err,
+			size_t err_size)
+{
+	const struct param params[] = {
+		{ "burst", PARAM_DURATION, "a duration from 0s to 1h such as \"15s\"", 0,
+		  MIGFLOW_DURATION_MAX_USEC, &s->burst_usec },
+		{ "grace", PARAM_DURATION, "a duration from 1ms to 1h such as \"2s\"",
+		  MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC, &s->grace_usec },
+		{ "migration_cost_per_page", PARAM_DURATION,
+		  "a duration from 0us to 1s such as \"20us\"", 0, MIGFLOW_COST_MAX_USEC,
+		  &s->cost_usec },
+		{ "horizon", PARAM_DURATION, "a duration from 1ms to 1h such as \"10s\"",
+		  MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC, &s->horizon_usec },
+		{ "alpha_min", PARAM_RATIO, "a number from 0 to 100 such as 1.0", 0,
+		  (uint64_t)(MIGFLOW_ALPHA_MIN_MAX * TIERD_PMY_ONE), &s->alpha_min_pmy },
+		{ "dynamic_alpha", PARAM_BOOL, "true or false", 0, 0, &s->dynamic_alpha },
+		{ "quick_demotion", PARAM_BOOL, "true or false", 0, 0, &s->quick_demotion },
+		{ "budget", PARAM_BUDGET, BUDGET_EXPECTED, 0, 0, NULL },
+	};
+	json_object *root;
+	int r = 0;
+
+	if (!params_json)
+		return 0;
+	root = json_tokener_parse(params_json);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		snprintf(err, err_size, "expected a JSON object of params, got %.*s", GOT_MAX_CHARS,
+			 params_json);
+		r = -EINVAL;
+		goto out;
+	}
+	json_object_object_foreach(root, key, val) {
+		const struct param *p = NULL;
+
+		for (size_t i = 0; i < TIERD_ARRAY_SIZE(params) && !p; i++)
+			if (strcmp(params[i].key, key) == 0)
+				p = &params[i];
+		if (!p) {
+			unknown_key(params, TIERD_ARRAY_SIZE(params), key, err, err_size);
+			r = -EINVAL;
+			goto out;
+		}
+		r = read_param(s, p, val, err, err_size);
+		if (r < 0)
+			goto out;
+	}
+out:
+	json_object_put(root);
+	return r;
+}
+
+static uint64_t initial_alpha_pmy(const struct migflow_state *s)
+{
+	return max_u64(s->alpha_min_pmy, (uint64_t)MIGFLOW_ALPHA_BASE * TIERD_PMY_ONE);
+}
+
+static void migflow_free(void *state)
+{
+	struct migflow_state *s = state;
+
+	if (!s)
+		return;
+	tierd_migflow_tracker_free(&s->tracker);
+	free(s->order);
+	free(s->keys);
+	free(s->tmp);
+	free(s->claim);
+	free(s->lfu);
+	free(s->pick);
+	free(s->cand);
+	free(s->cand_key);
+	free(s->cand_idx);
+	free(s);
+}
+
+static int migflow_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+{
+	struct migflow_state *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->burst_usec = MIGFLOW_BURST_USEC;
+	s->grace_usec = MIGFLOW_GRACE_USEC;
+	s->cost_usec = MIGFLOW_COST_PER_PAGE_USEC;
+	s->horizon_usec = MIGFLOW_HORIZON_USEC;
+	s->alpha_min_pmy = MIGFLOW_ALPHA_MIN_PMY;
+	s->dynamic_alpha = true;
+	s->quick_demotion = true;
+	s->budget_bytes = MIGFLOW_BUDGET_BYTES;
+	s->budget_period_usec = MIGFLOW_BUDGET_PERIOD_USEC;
+	r = parse_params(s, params_json, err, err_size);
+	if (r < 0) {
+		migflow_free(s);
+		return r;
+	}
+	s->cost_ns = s->cost_usec * MIGFLOW_NSEC_PER_USEC;
+	s->alpha_pmy = initial_alpha_pmy(s);
+	*ret_state = s;
+	return 0;
+}
+
+/* ---- per-tick preparation ------------------------------------------ */
+
+/* Every buffer a tick can need, sized up front: nothing grows mid-plan. */
+static int reserve_tick(struct migflow_state *s, const struct tierd_hotness *hot)
+{
+	size_t regions = hot->nr_regions, samples = hot->nr_samples;
+	size_t most = max_u64(regions, samples);
+	const struct {
+		void **buf;
+		size_t *cap, n, size;
+	} bufs[] = {
+		{ (void **)&s->order, &s->cap_order, regions, sizeof(*s->order) },
+		{ (void **)&s->keys, &s->cap_keys, most, sizeof(*s->keys) },
+		{ (void **)&s->tmp, &s->cap_tmp, most, sizeof(*s->tmp) },
+		{ (void **)&s->claim, &s->cap_claim, regions, sizeof(*s->claim) },
+		{ (void **)&s->lfu, &s->cap_lfu, regions, sizeof(*s->lfu) },
+		{ (void **)&s->pick, &s->cap_pick, samples, sizeof(*s->pick) },
+		{ (void **)&s->cand, &s->cap_cand, most, sizeof(*s->cand) },
+		{ (void **)&s->cand_key, &s->cap_cand_key, most, sizeof(*s->cand_key) },
+		{ (void **)&s->cand_idx, &s->cap_cand_idx, most, sizeof(*s->cand_idx) },
+	};
+
+	for (size_t i = 0; i < TIERD_ARRAY_SIZE(bufs); i++) {
+		int r = tierd_migflow_reserve(bufs[i].buf, bufs[i].cap, bufs[i].n, bufs[i].size);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* s->order: region indexes by start address. DAMON reports them sorted;
+ * anything else is radix sorted. */
+static void order_regions(struct migflow_state *s, const struct tierd_hotness *hot)
+{
+	bool sorted = true;
+
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		s->order[i] = i;
+		s->keys[i] = hot->regions[i].start;
+		if (i && hot->regions[i - 1].start > hot->regions[i].start)
+			sorted = false;
+	}
+	if (!sorted)
+		tierd_migflow_radix_sort(s->keys, s->order, s->tmp, hot->nr_regions);
+}
+
+/* Budget left in the current phase; a phase that ran out, or a clock that
+ * went back, starts a new one. */
+static uint64_t phase_left(struct migflow_state *s, uint64_t now)
+{
+	if (!s->phase_started || now < s->phase_start_usec ||
+	    now - s->phase_start_usec >= s->budget_period_usec) {
+		s->phase_started = true;
+		s->phase_start_usec = now;
+		s->phase_used_bytes = 0;
+	}
+	return s->budget_bytes > s->phase_used_bytes ? s->budget_bytes - s->phase_used_bytes : 0;
+}
+
+/* Expected accesses of one page of the region over the horizon. */
+static uint64_t region_accesses(const struct migflow_state *s, const struct tierd_region *reg)
+{
+	if (!reg->aggr_usec)
+		return 0;
+	return clamp_u64((unsigned __int128)reg->nr_accesses * s->horizon_usec / reg->aggr_usec);
+}
+
+/* alpha = max(alpha_min, 4 x h), h the share of this tick's observed
+ * accesses on the fastest tier (the artifact's update_dyn_alpha(); a tick
+ * that saw nothing keeps the previous alpha). Regions weigh their pages
+ * times the accesses of each, as DAMON samples every tier alike; samples,
+ * only when no region saw an access, count one each. */
+static void update_alpha(struct migflow_state *s, const struct tierd_strategy_input *in,
+			 const struct view *v)
+{
+	const struct tierd_hotness *hot = in->hot;
+	unsigned __int128 total = 0, fast = 0;
+
+	if (!v->nr)
+		return;
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		const struct tierd_region *reg = &hot->regions[i];
+		unsigned __int128 w;
+
+		if (!tier_valid(v, reg->tier) || reg->end <= reg->start)
+			continue;
+		w = (unsigned __int128)region_accesses(s, reg) *
+		    ((reg->end - reg->start) / TIERD_PAGE_BYTES);
+		total += w;
+		if ((size_t)reg->tier == v->speed[0])
+			fast += w;
+	}
+	for (size_t i = 0; !total && i < hot->nr_samples; i++) {
+		if (!tier_valid(v, hot->samples[i].tier))
+			continue;
+		total++;
+		fast += (size_t)hot->samples[i].tier == v->speed[0];
+	}
+	if (!total)
+		return;
+	s->hit_ratio_pmy = (uint64_t)(fast * TIERD_PMY_ONE / total);
+	if (s->dynamic_alpha)
+		s->alpha_pmy = max_u64(s->alpha_min_pmy, MIGFLOW_ALPHA_BASE * s->hit_ratio_pmy);
+}
+
+/* Rolls the phase, retunes alpha and ages the tracker. A failure is kept
+ * for plan to return. */
+static void migflow_observe(void *state, const struct tierd_strategy_input *in)
+{
+	struct migflow_state *s = state;
+	struct view v;
+	int r;
+
+	view_init(&v, in->topo);
+	(void)phase_left(s, in->now_usec);
+	update_alpha(s, in, &v);
+	r = reserve_tick(s, in->hot);
+	if (r >= 0) {
+		order_regions(s, in->hot);
+		r = tierd_migflow_tracker_update(&s->tracker, in->hot, s->order, in->now_usec,
+						 s->burst_usec, s->grace_usec);
+	}
+	if (r < 0)
+		s->error = r;
+}
+
+/* ---- quick demotion ------------------------------------------------ */
+
+/* The slowest tier below `from` that can take a page, or -1. */
+static int slowest_with_room(const struct view *v, const struct ledger *l, size_t from)
+{
+	for (size_t i = v->nr; i-- > v->rank[from] + 1;)
+		if (fits(l, v->speed[i]))
+			return (int)v->speed[i];
+	return -1;
+}
+
+/* Proposes what it can of [a, b) on tier `from`, to the slowest tier with
+ * room: *ret_bytes, 0 when nothing. Returns 0 or -ENOMEM. */
+static int demote_piece(struct migflow_state *s, struct ledger *l, const struct view *v,
+			size_t from, uint64_t a, uint64_t b, uint64_t limit,
+			struct tierd_action_list *out, uint64_t *ret_bytes)
+{
+	int to = slowest_with_room(v, l, from);
+	uint64_t bytes;
+
+	*ret_bytes = 0;
+	if (to < 0)
+		return 0;
+	bytes = page_down(min_u64(min_u64(b - a, fits(l, (size_t)to)), min_u64(limit, l->budget)));
+	if (!bytes)
+		return 0;
+	*ret_bytes = bytes;
+	return propose(s, l, out, TIERD_REASON_QUICK_DEMOTION, from, (size_t)to, a, bytes);
+}
+
+/* One cooled entry, piece by piece (the part over each region), each from
+ * its tier to the slowest tier with room, within *limit. The entry leaves
+ * the queue when every piece went or was on the slowest tier already; a
+ * prefix that went is cut off it; the rest is tried again next tick. */
+static int demote_entry(struct migflow_state *s, struct ledger *l,
+			const struct tierd_hotness *hot, const struct view *v,
+			struct tierd_migflow_entry *e, size_t pos, uint64_t *limit,
+			struct tierd_action_list *out)
+{
+	size_t slowest = v->speed[v->nr - 1];
+	bool whole = true;   /* every piece so far went or needs nothing */
+	int r;
+
+	for (size_t k = pos; k < hot->nr_regions; k++) {
+		size_t ri = s->order[k];
+		const struct tierd_region *reg = &hot->regions[ri];
+		uint64_t a = max_u64(e->start, reg->start), b = min_u64(e->end, reg->end);
+		uint64_t bytes = b - a;
+
+		if (reg->start >= e->end)
+			break;
+		if (b <= a)
+			continue;
+		if (min_u64(*limit, l->budget) < TIERD_PAGE_BYTES) {
+			whole = false;
+			break;
+		}
+		/* Mixed or unknown placement, or moved this tick for
+		 * another reason: later. */
+		if (!tier_valid(v, reg->tier) ||
+		    (s->claim[ri] != CLAIM_NONE && s->claim[ri] != CLAIM_QUICK)) {
+			whole = false;
+			continue;
+		}
+		if ((size_t)reg->tier != slowest) {
+			r = demote_piece(s, l, v, (size_t)reg->tier, a, b, *limit, out, &bytes);
+			if (r < 0)
+				return r;
+			if (bytes)
+				s->claim[ri] = CLAIM_QUICK;
+			*limit -= bytes;
+		}
+		if (whole)
+			e->start = a + bytes;
+		if (a + bytes < b)
+			whole = false;
+	}
+	if (whole)
+		e->stage = TIERD_MIGFLOW_DONE;
+	return 0;
+}
+
+/* Quick demotion of up to `limit` bytes of the cooled queue, in address
+ * order (the artifact's select_qd_cand() serves it per tier). */
+static int quick_demote(struct migflow_state *s, struct ledger *l,
+			const struct tierd_strategy_input *in, const struct view *v,
+			uint64_t limit, struct tierd_action_list *out)
+{
+	const struct tierd_hotness *hot = in->hot;
+	size_t pos = 0;
+	int r;
+
+	if (!s->quick_demotion)
+		return 0;
+	for (size_t i = 0; i < s->tracker.nr; i++) {
+		struct tierd_migflow_entry *e = &s->tracker.entries[i];
+
+		if (min_u64(limit, l->budget) < TIERD_PAGE_BYTES)
+			break;
+		if (e->stage != TIERD_MIGFLOW_COOLED)
+			continue;
+		pos = tierd_migflow_seek(hot, s->order, pos, e->start);
+		r = demote_entry(s, l, hot, v, e, pos, &limit, out);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- LFU demotion -------------------------------------------------- */
+
+/* Regions with a known tier by (tier, nr_accesses, older first), and where
+ * each tier's run starts and ends. Built once a tick, when first needed. */
+static void lfu_prepare(struct migflow_state *s, const struct tierd_hotness *hot,
+			const struct view *v)
+{
+	size_t n = 0;
+
+	if (s->lfu_ready)
+		return;
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		const struct tierd_region *reg = &hot->regions[i];
+
+		if (!tier_valid(v, reg->tier) || reg->end <= reg->start)
+			continue;
+		s->keys[i] = (uint64_t)reg->tier << LFU_TIER_SHIFT |
+			     min_u64(reg->nr_accesses, LFU_ACCESS_MAX) << LFU_ACCESS_SHIFT |
+			     (UINT32_MAX - reg->age);
+		s->lfu[n++] = i;
+	}
+	tierd_migflow_radix_sort(s->keys, s->lfu, s->tmp, n);
+	memset(s->lfu_pos, 0, sizeof(s->lfu_pos));
+	memset(s->lfu_end, 0, sizeof(s->lfu_end));
+	memset(s->lfu_off, 0, sizeof(s->lfu_off));
+	for (size_t i = n; i-- > 0;) {
+		size_t t = (size_t)hot->regions[s->lfu[i]].tier;
+
+		if (!s->lfu_end[t])
+			s->lfu_end[t] = i + 1;
+		s->lfu_pos[t] = i;
+	}
+	s->lfu_ready = true;
+}
+
+/* The next tier below `from` that can take a page, or -1. */
+static int next_with_room(const struct view *v, const struct ledger *l, size_t from)
+{
+	for (size_t i = v->rank[from] + 1; i < v->nr; i++)
+		if (fits(l, v->speed[i]))
+			return (int)v->speed[i];
+	return -1;
+}
+
+/* LFU demotion (001_8af4204f8db18981.txt, "Daemon"; the artifact's select_demo_cand()): frees up
+ * to `want` bytes of tier `tier` by moving its least-frequently-used
+ * regions to the next tier down with room; only regions colder than the
+ * candidate (fewer accesses per page), as a full tier takes only pages
+ * hotter than its coldest. */
+static int make_room(struct migflow_state *s, struct ledger *l,
+		     const struct tierd_strategy_input *in, const struct view *v, size_t tier,
+		     uint64_t want, uint64_t accesses, struct tierd_action_list *out)
+{
+	const struct tierd_hotness *hot = in->hot;
+	int r;
+
+	lfu_prepare(s, hot, v);
+	while (want >= TIERD_PAGE_BYTES && s->lfu_pos[tier] < s->lfu_end[tier]) {
+		size_t ri = s->lfu[s->lfu_pos[tier]];
+		const struct tierd_region *reg = &hot->regions[ri];
+		uint64_t size = reg->end - reg->start, bytes;
+		int to;
+
+		if (s->claim[ri] != CLAIM_NONE && s->claim[ri] != CLAIM_LFU) {
+			s->lfu_pos[tier]++;
+			s->lfu_off[tier] = 0;
+			continue;
+		}
+		if (region_accesses(s, reg) >= accesses)
+			break;
+		to = next_with_room(v, l, tier);
+		if (to < 0)
+			break;
+		bytes = page_down(min_u64(min_u64(size - s->lfu_off[tier], want),
+					  min_u64(fits(l, (size_t)to), l->budget)));
+		if (!bytes)
+			break;
+		r = propose(s, l, out, TIERD_REASON_LFU_DEMOTION, tier, (size_t)to,
+			    reg->start + s->lfu_off[tier], bytes);
+		if (r < 0)
+			return r;
+		s->claim[ri] = CLAIM_LFU;
+		want -= bytes;
+		s->lfu_off[tier] += bytes;
+		if (s->lfu_off[tier] >= size) {
+			s->lfu_pos[tier]++;
+			s->lfu_off[tier] = 0;
+		}
+	}
+	return 0;
+}
+
+/* ---- cost-benefit promotion ---------------------------------------- */
+
+/* Saved latency over the horizon beats the migration cost times alpha:
+ * accesses x (lat_from - lat_to) > cost x alpha, exactly, in ns a page. */
+static bool pays(const struct migflow_state *s, uint64_t accesses, uint32_t lat_from,
+		 uint32_t lat_to)
+{
+	if (lat_from <= lat_to)
+		return false;
+	return (unsigned __int128)accesses * (lat_from - lat_to) * TIERD_PMY_ONE >
+	       (unsigned __int128)s->cost_ns * s->alpha_pmy;
+}
+
+/* Net gain per page (ns) of a move that pays. */
+static uint64_t gain_ns(const struct migflow_state *s, uint64_t accesses, uint32_t lat_from,
+			uint32_t lat_to)
+{
+	unsigned __int128 saved = (unsigned __int128)accesses * (lat_from - lat_to);
+	unsigned __int128 cost = (unsigned __int128)s->cost_ns * s->alpha_pmy / TIERD_PMY_ONE;
+
+	return clamp_u64(saved - cost);
+}
+
+/* Keeps a candidate whose move into the fastest tier pays, keyed so that
+ * the highest gain sorts first (the gain-rank table). */
+static void add_candidate(struct migflow_state *s, const struct view *v,
+			  const struct candidate *c)
+{
+	uint32_t lat_from = v->lat_ns[c->tier], lat_to = v->lat_ns[v->speed[0]];
+
+	if (!pays(s, c->accesses, lat_from, lat_to))
+		return;
+	s->cand_key[s->nr_cand] = UINT64_MAX - gain_ns(s, c->accesses, lat_from, lat_to);
+	s->cand_idx[s->nr_cand] = s->nr_cand;
+	s->cand[s->nr_cand++] = *c;
+}
+
+static void region_candidates(struct migflow_state *s, const struct tierd_hotness *hot,
+			      const struct view *v)
+{
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		size_t ri = s->order[i];
+		const struct tierd_region *reg = &hot->regions[ri];
+		struct candidate c;
+
+		if (!tier_valid(v, reg->tier) || !v->rank[reg->tier] || !reg->nr_accesses ||
+		    reg->end <= reg->start)
+			continue;
+		c = (struct candidate){ .start = reg->start, .end = reg->end,
+					.tier = (size_t)reg->tier, .region = ri,
+					.accesses = region_accesses(s, reg) };
+		add_candidate(s, v, &c);
+	}
+}
+
+/* Without regions: one candidate per sampled page (radix sorted by page,
+ * so a page's samples are neighbours), at its shortest reaccess interval. */
+static void sample_candidates(struct migflow_state *s, const struct tierd_hotness *hot,
+			      const struct view *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < hot->nr_samples; i++) {
+		const struct tierd_sample *sm = &hot->samples[i];
+
+		if (!tier_valid(v, sm->tier) || !v->rank[sm->tier] || !sm->interval_usec)
+			continue;
+		s->keys[i] = sm->addr / TIERD_PAGE_BYTES;
+		s->pick[n++] = i;
+	}
+	tierd_migflow_radix_sort(s->keys, s->pick, s->tmp, n);
+	for (size_t i = 0; i < n;) {
+		const struct tierd_sample *best = &hot->samples[s->pick[i]];
+		uint64_t page = s->keys[s->pick[i]];
+		struct candidate c;
+
+		for (i++; i < n && s->keys[s->pick[i]] == page; i++)
+			if (hot->samples[s->pick[i]].interval_usec < best->interval_usec)
+				best = &hot->samples[s->pick[i]];
+		c = (struct candidate){ .start = page * TIERD_PAGE_BYTES,
+					.end = (page + 1) * TIERD_PAGE_BYTES,
+					.tier = (size_t)best->tier, .region = NO_REGION,
+					.accesses = s->horizon_usec / best->interval_usec };
+		add_candidate(s, v, &c);
+	}
+}
+
+/* One candidate into the fastest tier where it pays and fits; where that
+ * tier lacks room, LFU demotion makes some first, so the demotions come
+ * right before the promotion that needs them. */
+static int promote_one(struct migflow_state *s, struct ledger *l,
+		       const struct tierd_strategy_input *in, const struct view *v,
+		       const struct candidate *c, struct tierd_action_list *out)
+{
+	uint64_t start = c->start;
+	int r;
+
+	for (size_t i = 0; i < v->rank[c->tier] && start < c->end; i++) {
+		size_t to = v->speed[i];
+		uint64_t want, room, bytes;
+
+		if (l->budget < TIERD_PAGE_BYTES)
+			break;
+		/* A slower destination saves less for the same cost. */
+		if (!pays(s, c->accesses, v->lat_ns[c->tier], v->lat_ns[to]))
+			break;
+		want = page_down(min_u64(c->end - start, l->budget));
+		room = fits(l, to);
+		/* A byte of room costs a byte of demotion and a byte of
+		 * promotion out of the budget. */
+		if (room < want && c->region != NO_REGION && l->budget > room) {
+			r = make_room(s, l, in, v, to,
+				      min_u64(want - room, page_down((l->budget - room) / 2)),
+				      c->accesses, out);
+			if (r < 0)
+				return r;
+		}
+		bytes = page_down(min_u64(want, min_u64(fits(l, to), l->budget)));
+		if (!bytes)
+			continue;
+		r = propose(s, l, out, TIERD_REASON_COST_BENEFIT_PROMOTION, c->tier, to, start,
+			    bytes);
+		if (r < 0)
+			return r;
+		if (c->region != NO_REGION)
+			s->claim[c->region] = CLAIM_PROMOTE;
+		start += bytes;
+	}
+	return 0;
+}
+
+static int promote(struct migflow_state *s, struct ledger *l,
+		   const struct tierd_strategy_input *in, const struct view *v,
+		   struct tierd_action_list *out)
+{
+	const struct tierd_hotness *hot = in->hot;
+	int r;
+
+	s->nr_cand = 0;
+	if (hot->nr_regions)
+		region_candidates(s, hot, v);
+	else
+		sample_candidates(s, hot, v);
+	tierd_migflow_radix_sort(s->cand_key, s->cand_idx, s->tmp, s->nr_cand);
+	for (size_t i = 0; i < s->nr_cand && l->budget >= TIERD_PAGE_BYTES; i++) {
+		const struct candidate *c = &s->cand[s->cand_idx[i]];
+
+		if (c->region != NO_REGION && s->claim[c->region] != CLAIM_NONE)
+			continue;
+		r = promote_one(s, l, in, v, c, out);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A phase's budget is spent as the artifact's do_migration() spends it:
+ * quick demotion (at most half), then promotions best gain first with the
+ * LFU demotions they need, then quick demotion with what is left. */
+static int migflow_plan(void *state, const struct tierd_strategy_input *in,
+			struct tierd_action_list *out)
+{
+	struct migflow_state *s = state;
+	struct ledger l;
+	struct view v;
+	uint64_t first;
+	int r;
+
+	if (s->error) {
+		r = s->error;
+		s->error = 0;
+		return r;
+	}
+	view_init(&v, in->topo);
+	if (v.nr < 2)
+		return 0;
+	r = reserve_tick(s, in->hot);
+	if (r < 0)
+		return r;
+	order_regions(s, in->hot);
+	if (in->hot->nr_regions)
+		memset(s->claim, CLAIM_NONE, in->hot->nr_regions * sizeof(*s->claim));
+	s->lfu_ready = false;
+	ledger_init(&l, in, &v, phase_left(s, in->now_usec));
+	first = page_down((uint64_t)((unsigned __int128)l.budget * MIGFLOW_QUICK_FIRST_PMY /
+				     TIERD_PMY_ONE));
+	r = quick_demote(s, &l, in, &v, first, out);
+	if (r < 0)
+		return r;
+	r = promote(s, &l, in, &v, out);
+	if (r < 0)
+		return r;
+	return quick_demote(s, &l, in, &v, UINT64_MAX, out);
+}
+
+void tierd_migflow_stats(const void *state, struct tierd_migflow_stats *ret)
+{
+	const struct migflow_state *s = state;
+
+	*ret = (struct tierd_migflow_stats){
+		.tracked_pages = s->tracker.counts.tracked_pages,
+		.cooled_pages = s->tracker.counts.cooled_pages,
+		.warm_pages = s->tracker.counts.warm_pages,
+		.reaccessed_pages = s->tracker.counts.reaccessed_pages,
+		.queued_bytes = tierd_migflow_tracker_queued_bytes(&s->tracker),
+		.quick_demoted_bytes = s->quick_bytes,
+		.promoted_bytes = s->promoted_bytes,
+		.lfu_demoted_bytes = s->lfu_bytes,
+		.phase_used_bytes = s->phase_used_bytes,
+		.phase_budget_bytes = s->budget_bytes,
+		.hit_ratio_pmy = (uint32_t)s->hit_ratio_pmy,
+		.alpha_pmy = (uint32_t)s->alpha_pmy,
+	};
+}
+
+const struct tierd_strategy_ops tierd_strategy_migflow = {
+	.name = "migflow",
+	.init = migflow_init,
+	.observe = migflow_observe,
+	.plan = migflow_plan,
+	.free = migflow_free,
+};

@@ -1,0 +1,42 @@
+/* The "migflow" strategy (MigFlow, 001_8af4204f8db18981.txt): quick
+ * demotion of memory that cooled right after its allocation burst,
+ * cost-benefit promotion with a dynamic penalty factor, LFU demotion to make
+ * room, under a per-phase migration budget. Its ops table is
+ * tierd_strategy_migflow (strategy.h); these are its placement advice and
+ * the counters of one cgroup's state. */
+#ifndef TIERD_STRATEGY_MIGFLOW_H
+#define TIERD_STRATEGY_MIGFLOW_H
+
+#include <stdint.h>
+
+#include "snapshot.h"
+
+/* Lowest-latency-first allocation (MigFlow's MPOL_TOP_DOWN): the tier a new
+ * allocation of `bytes` should land on, the fastest with that much room
+ * (room_bytes[] per tier). Fastest is the lowest read_latency_ns; when any
+ * tier's latency is unknown (0), tier order decides. Returns the tier
+ * index, or -ENOSPC when no tier has room. */
+int tierd_migflow_place(const struct tierd_topology *topo, const uint64_t *room_bytes,
+			uint64_t bytes);
+
+/* What MigFlow's [Alloc] and [Phase] lines report, since init. Pages are
+ * base pages (TIERD_PAGE_BYTES); bytes are what the strategy proposed (the
+ * engine may clip, the actuator may fail). */
+struct tierd_migflow_stats {
+	uint64_t tracked_pages;       /* finished the burst and grace windows */
+	uint64_t cooled_pages;        /* of those, idle through grace */
+	uint64_t warm_pages;          /* of those, accessed in grace */
+	uint64_t reaccessed_pages;    /* cooled, then accessed before demotion */
+	uint64_t queued_bytes;        /* cooled, waiting for quick demotion now */
+	uint64_t quick_demoted_bytes;
+	uint64_t promoted_bytes;
+	uint64_t lfu_demoted_bytes;
+	uint64_t phase_used_bytes;    /* proposed in the current budget phase */
+	uint64_t phase_budget_bytes;
+	uint32_t hit_ratio_pmy;       /* share of observed accesses on the fastest tier */
+	uint32_t alpha_pmy;           /* penalty factor in force, 10000 = 1.0 */
+};
+
+void tierd_migflow_stats(const void *state, struct tierd_migflow_stats *ret);
+
+#endif

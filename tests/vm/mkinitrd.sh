@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds $BUILD/vm/initrd.gz: busybox, tierd and tierctl with their shared
+# libraries, the static test workloads, the scenarios and their configs.
+set -eu
+: "${BUILD:=build}"
+VM=$BUILD/vm
+R=$VM/initramfs
+rm -rf "$R"
+mkdir -p "$R/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/run" "$R/etc" "$R/scenarios"
+cp /bin/busybox "$R/bin/"
+for app in $(/bin/busybox --list); do
+	[ -e "$R/bin/$app" ] || ln -s busybox "$R/bin/$app"
+done
+cp "$BUILD/tierd" "$BUILD/tierctl" "$R/bin/"
+for lib in $(ldd "$BUILD/tierd" "$BUILD/tierctl" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | sort -u); do
+	mkdir -p "$R$(dirname "$lib")"
+	cp -L "$lib" "$R$lib"
+done
+gcc -static -O2 -Wall -Wextra -Werror -o "$R/bin/hog" tests/vm/hog.c
+cp tests/vm/init "$R/init"
+cp tests/vm/scenarios/*.sh "$R/scenarios/"
+cp -r tests/vm/etc/. "$R/etc/"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$VM/initrd.gz"
