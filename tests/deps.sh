@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc make pkg-config libsystemd-dev libjson-c-dev libnuma-dev libcgroup-dev \
-systemd python3 python3-prometheus-client"
+systemd python3 python3-prometheus-client gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,199 @@
+/* The simulated machine: page map, tier occupancy, moves and LRU demotion. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+
+int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
+			const uint64_t *pages, size_t nr_spaces, struct tiersim_machine **ret)
+{
+	struct tiersim_machine *m;
+
+	if (!nr_tiers || nr_tiers > TIERSIM_MAX_TIERS || !nr_spaces)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->nr_tiers = nr_tiers;
+	memcpy(m->tiers, tiers, nr_tiers * sizeof(*tiers));
+	m->spaces = calloc(nr_spaces, sizeof(*m->spaces));
+	if (!m->spaces) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->nr_spaces = nr_spaces;
+	for (size_t c = 0; c < nr_spaces; c++) {
+		struct tiersim_space *s = &m->spaces[c];
+
+		s->nr_pages = pages[c];
+		s->base_addr = TIERSIM_SPACE_BASE_ADDR + c * TIERSIM_SPACE_STRIDE_ADDR;
+		s->pages = calloc(pages[c] ? pages[c] : 1, sizeof(*s->pages));
+		if (!s->pages) {
+			tiersim_machine_free(m);
+			return -ENOMEM;
+		}
+		for (uint64_t p = 0; p < pages[c]; p++)
+			s->pages[p].tier = -1;
+	}
+	*ret = m;
+	return 0;
+}
+
+void tiersim_machine_free(struct tiersim_machine *m)
+{
+	if (!m)
+		return;
+	for (size_t c = 0; c < m->nr_spaces; c++)
+		free(m->spaces[c].pages);
+	free(m->spaces);
+	free(m);
+}
+
+int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to)
+{
+	struct tiersim_space *s;
+	struct tiersim_page *pg;
+	size_t from;
+
+	if (c >= m->nr_spaces || to >= m->nr_tiers)
+		return -ENOENT;
+	s = &m->spaces[c];
+	if (page >= s->nr_pages)
+		return -ENOENT;
+	pg = &s->pages[page];
+	if (pg->tier < 0)
+		return -ENOENT;
+	from = (size_t)pg->tier;
+	if (from == to)
+		return -EALREADY;
+	if (m->used_pages[to] >= m->tiers[to].capacity_pages)
+		return -ENOSPC;
+	m->used_pages[from]--;
+	m->used_pages[to]++;
+	s->tier_pages[from]--;
+	s->tier_pages[to]++;
+	pg->tier = (int8_t)to;
+	/* The new PTE is built from the VMA's protection: a hint-fault
+	 * PROT_NONE does not survive migration. */
+	pg->flags &= (uint8_t)~TIERSIM_PAGE_PROT;
+	return 0;
+}
+
+struct lru_entry {
+	uint64_t last_usec;
+	uint64_t page;
+};
+
+static int lru_cmp(const void *a, const void *b)
+{
+	const struct lru_entry *x = a, *y = b;
+
+	if (x->last_usec != y->last_usec)
+		return x->last_usec < y->last_usec ? -1 : 1;
+	return x->page < y->page ? -1 : x->page > y->page;
+}
+
+int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
+			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed)
+{
+	struct tiersim_space *s = &m->spaces[c];
+	struct lru_entry *lru;
+	uint64_t n = 0, moved = 0, failed = 0;
+
+	*ret_moved = 0;
+	*ret_failed = 0;
+	if (from >= m->nr_tiers || to >= m->nr_tiers || from == to || !max_pages ||
+	    !s->tier_pages[from])
+		return 0;
+	lru = malloc(s->tier_pages[from] * sizeof(*lru));
+	if (!lru)
+		return -ENOMEM;
+	for (uint64_t p = 0; p < s->nr_pages; p++)
+		if (s->pages[p].tier == (int8_t)from)
+			lru[n++] = (struct lru_entry){ .last_usec = s->pages[p].last_usec, .page = p };
+	qsort(lru, n, sizeof(*lru), lru_cmp);
+	for (uint64_t i = 0; i < n && moved + failed < max_pages; i++) {
+		int r = tiersim_machine_move(m, c, lru[i].page, to);
+
+		if (r == 0)
+			moved++;
+		else if (r == -ENOSPC)
+			failed++;
+	}
+	free(lru);
+	*ret_moved = moved;
+	*ret_failed = failed;
+	return 0;
+}
+
+int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err_size)
+{
+	uint64_t used[TIERSIM_MAX_TIERS] = { 0 };
+
+	for (size_t c = 0; c < m->nr_spaces; c++) {
+		const struct tiersim_space *s = &m->spaces[c];
+		uint64_t held[TIERSIM_MAX_TIERS] = { 0 }, allocated = 0;
+
+		for (uint64_t p = 0; p < s->nr_pages; p++) {
+			int t = s->pages[p].tier;
+
+			if (t < -1 || t >= (int)m->nr_tiers) {
+				snprintf(err, err_size, "cgroup %zu page %" PRIu64 " in tier %d of %zu",
+					 c, p, t, m->nr_tiers);
+				return -EUCLEAN;
+			}
+			if (t < 0)
+				continue;
+			held[t]++;
+			allocated++;
+		}
+		if (allocated != s->allocated_pages) {
+			snprintf(err, err_size, "cgroup %zu: %" PRIu64 " pages in the map, %" PRIu64
+				 " counted", c, allocated, s->allocated_pages);
+			return -EUCLEAN;
+		}
+		for (size_t t = 0; t < m->nr_tiers; t++) {
+			if (held[t] != s->tier_pages[t]) {
+				snprintf(err, err_size, "cgroup %zu tier %zu: %" PRIu64
+					 " pages in the map, %" PRIu64 " counted",
+					 c, t, held[t], s->tier_pages[t]);
+				return -EUCLEAN;
+			}
+			used[t] += held[t];
+		}
+	}
+	for (size_t t = 0; t < m->nr_tiers; t++) {
+		if (used[t] != m->used_pages[t]) {
+			snprintf(err, err_size, "tier %zu: %" PRIu64 " pages in the map, %" PRIu64
+				 " counted", t, used[t], m->used_pages[t]);
+			return -EUCLEAN;
+		}
+		if (used[t] > m->tiers[t].capacity_pages) {
+			snprintf(err, err_size, "tier %zu over capacity: %" PRIu64 " > %" PRIu64
+				 " pages", t, used[t], m->tiers[t].capacity_pages);
+			return -EUCLEAN;
+		}
+	}
+	return 0;
+}
+
+int tiersim_machine_page_of(const struct tiersim_machine *m, size_t c, uint64_t addr,
+			    uint64_t *ret_page)
+{
+	const struct tiersim_space *s;
+	uint64_t page;
+
+	if (c >= m->nr_spaces)
+		return -ENOENT;
+	s = &m->spaces[c];
+	if (addr < s->base_addr)
+		return -ENOENT;
+	page = (addr - s->base_addr) / TIERSIM_PAGE_BYTES;
+	if (page >= s->nr_pages)
+		return -ENOENT;
+	*ret_page = page;
+	return 0;
+}

@@ -1,0 +1,133 @@
+/* The simulated machine: a page-granular (4 KiB) model of memory tiers and
+ * of which tier holds each page of each cgroup. It is the ground truth the
+ * strategies never see: they get only what the samplers (damon.h, fault.h)
+ * and the per-node byte counts of the snapshot tell them.
+ *
+ * Every page is in exactly one tier or not yet allocated; per-tier and
+ * per-cgroup counts follow every change, and tiersim_machine_check()
+ * recounts them from the page map. A move into a full tier fails, as a
+ * kernel migration fails when the destination node has no free page (Mole
+ * §3.1, 000_bbe4f560f9caaec8.txt, counts those failures). */
+#ifndef TIERSIM_MACHINE_H
+#define TIERSIM_MACHINE_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../policy/hotness.h"
+
+#define TIERSIM_MAX_TIERS 8
+#define TIERSIM_PAGE_BYTES TIERD_PAGE_BYTES
+
+/* Load-to-use latencies of the two-socket DRAM + Optane DCPMM machine of
+ * Mole §6.1 (000_bbe4f560f9caaec8.txt, Table 2, measured with Intel MLC):
+ * local DRAM, remote DRAM, local PMEM, remote PMEM, in ns. Reads and writes
+ * default to the same figure; both are configurable per tier. */
+#define TIERSIM_LAT_LOCAL_DRAM_NS 80u
+#define TIERSIM_LAT_REMOTE_DRAM_NS 140u
+#define TIERSIM_LAT_LOCAL_PMEM_NS 300u
+#define TIERSIM_LAT_REMOTE_PMEM_NS 600u
+
+/* Cost of migrating one 4 KiB page, in ns: copying 4 KiB between DRAM and
+ * PMEM at ~3 GB/s (~1.5 us), unmapping it and the TLB shootdown IPI to the
+ * other CPUs (~1.5 us), and the rmap/page-table work and syscall share of
+ * move_pages(2) (~1 us). About 1 GB/s of base pages per thread, the order of
+ * magnitude Linux reaches for base-page migration. An estimate, not a
+ * measurement: it is charged separately (migration_ms and mean_ns_mig in
+ * the results), never folded into the placement latency that the ratio to
+ * the oracle compares. */
+#define TIERSIM_MIGRATE_PAGE_NS 4000u
+
+/* Page flags. */
+#define TIERSIM_PAGE_ACCESSED 0x1u /* the PTE accessed bit DAMON samples */
+#define TIERSIM_PAGE_PROT 0x2u     /* made inaccessible by the fault sampler */
+
+struct tiersim_page {
+	uint64_t last_usec;  /* last access: the order kernel reclaim's LRU follows */
+	uint64_t prot_usec;  /* when the fault sampler made it inaccessible */
+	int8_t tier;         /* -1 until first touched */
+	uint8_t flags;
+};
+
+/* One cgroup's address space: pages [0, nr_pages) at base_addr. */
+struct tiersim_space {
+	uint64_t nr_pages;
+	uint64_t base_addr;
+	struct tiersim_page *pages;
+	uint64_t tier_pages[TIERSIM_MAX_TIERS];
+	uint64_t allocated_pages;
+	uint64_t top_page;        /* one past the highest page ever allocated */
+};
+
+struct tiersim_tier_spec {
+	uint64_t capacity_pages;
+	uint32_t read_ns, write_ns;
+};
+
+struct tiersim_machine {
+	size_t nr_tiers;
+	struct tiersim_tier_spec tiers[TIERSIM_MAX_TIERS];
+	uint64_t used_pages[TIERSIM_MAX_TIERS];
+	size_t nr_spaces;
+	struct tiersim_space *spaces;
+	uint64_t alloc_failed_pages; /* first touches with every tier full */
+};
+
+/* Cgroup c's space starts at BASE + c * STRIDE: 1 TiB apart, so a range
+ * meant for one cgroup can never be read as another's. */
+#define TIERSIM_SPACE_BASE_ADDR 0x100000000ull
+#define TIERSIM_SPACE_STRIDE_ADDR (1ull << 40)
+
+/* Creates a machine with nr_tiers tiers (fastest first) and one address
+ * space per cgroup of pages[c] pages, none allocated. Returns 0, -EINVAL for
+ * a bad shape, -ENOMEM. */
+int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
+			const uint64_t *pages, size_t nr_spaces, struct tiersim_machine **ret);
+void tiersim_machine_free(struct tiersim_machine *m);
+
+/* First-touch allocation: the nearest tier with a free page, in tier order
+ * (the fastest first, as the kernel's fallback list by distance from the
+ * local socket would). Returns the tier, or -ENOMEM when every tier is full. */
+static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersim_space *s,
+					struct tiersim_page *pg)
+{
+	for (size_t t = 0; t < m->nr_tiers; t++) {
+		if (m->used_pages[t] < m->tiers[t].capacity_pages) {
+			m->used_pages[t]++;
+			s->tier_pages[t]++;
+			s->allocated_pages++;
+			pg->tier = (int8_t)t;
+			if ((uint64_t)(pg - s->pages) >= s->top_page)
+				s->top_page = (uint64_t)(pg - s->pages) + 1;
+			return (int)t;
+		}
+	}
+	m->alloc_failed_pages++;
+	return -ENOMEM;
+}
+
+/* Moves page `page` of space c to tier `to`. Returns 0; -ENOSPC when `to` is
+ * full (the page stays); -ENOENT when it is not allocated or out of range;
+ * -EALREADY when it is already there. */
+int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to);
+
+/* Kernel reclaim's demotion: moves up to max_pages of space c's least
+ * recently accessed pages on tier `from` to tier `to` (an exact LRU; the
+ * kernel's active/inactive lists only approximate it). Pages it picks but
+ * cannot place because `to` is full are counted in *ret_failed. Returns 0 or
+ * -ENOMEM. */
+int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
+			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed);
+
+/* Recounts everything from the page map: every page in exactly one tier or
+ * unallocated, per-tier and per-space counts equal to the page map, no tier
+ * over capacity. Returns 0, or -EUCLEAN with the first mismatch in err. */
+int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err_size);
+
+/* The space and page index of an address, or -ENOENT. */
+int tiersim_machine_page_of(const struct tiersim_machine *m, size_t c, uint64_t addr,
+			    uint64_t *ret_page);
+
+#endif
