@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "migflow_sort.h"
 #include "migflow_tracker.h"
+#include "strategy_scratch.h"
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -147,8 +147,8 @@ static int find_fresh(struct tierd_migflow_tracker *t, const struct tierd_hotnes
 				continue;
 			}
 			b = k < t->nr_known ? min_u64(t->known[k].start, reg->end) : reg->end;
-			r = tierd_migflow_reserve((void **)&t->fresh, &t->cap_fresh,
-						  t->nr_fresh + 1, sizeof(*t->fresh));
+			r = tierd_reserve((void **)&t->fresh, &t->cap_fresh, t->nr_fresh + 1,
+					  sizeof(*t->fresh));
 			if (r < 0)
 				return r;
 			t->fresh[t->nr_fresh++] = (struct tierd_migflow_range){ a, b };
@@ -248,12 +248,11 @@ int tierd_migflow_tracker_update(struct tierd_migflow_tracker *t, const struct t
 	r = find_fresh(t, hot, order);
 	if (r < 0)
 		return r;
-	r = tierd_migflow_reserve((void **)&t->next, &t->cap_next, t->nr + t->nr_fresh,
-				  sizeof(*t->next));
+	r = tierd_reserve((void **)&t->next, &t->cap_next, t->nr + t->nr_fresh, sizeof(*t->next));
 	if (r < 0)
 		return r;
-	r = tierd_migflow_reserve((void **)&t->next_known, &t->cap_next_known,
-				  hot->nr_regions + t->nr + t->nr_fresh, sizeof(*t->next_known));
+	r = tierd_reserve((void **)&t->next_known, &t->cap_next_known,
+			  hot->nr_regions + t->nr + t->nr_fresh, sizeof(*t->next_known));
 	if (r < 0)
 		return r;
 	age_entries(t, hot, order, now_usec, burst_usec, grace_usec);

@@ -27,6 +27,7 @@
 #include "baseline_util.h"
 #include "strategy.h"
 #include "strategy_autotiering.h"
+#include "strategy_params.h"
 #include "units.h"
 #include "util.h"
 
@@ -58,18 +59,19 @@ struct autotiering_state {
 static int parse_params(struct autotiering_state *s, const char *params_json, char *err,
 			size_t err_size)
 {
-	const struct tierd_baseline_param params[] = {
-		{ "hot_accesses", TIERD_BASELINE_UINT, "an integer from 1 to 4294967295",
-		  AUTOTIERING_HOT_ACCESSES_MIN, AUTOTIERING_HOT_ACCESSES_MAX, &s->hot_accesses },
-		{ "watermark", TIERD_BASELINE_PERCENT,
-		  "a percentage of the tier's capacity such as \"0.2%\"", 0, TIERD_PMY_ONE,
-		  &s->watermark_pmy },
+	const struct tierd_param params[] = {
+		{ .key = "hot_accesses", .kind = TIERD_PARAM_UINT,
+		  .expected = "an integer from 1 to 4294967295",
+		  .min = AUTOTIERING_HOT_ACCESSES_MIN, .max = AUTOTIERING_HOT_ACCESSES_MAX,
+		  .value = &s->hot_accesses },
+		{ .key = "watermark", .kind = TIERD_PARAM_PERCENT,
+		  .expected = "a percentage of the tier's capacity such as \"0.2%\"",
+		  .max = TIERD_PMY_ONE, .value = &s->watermark_pmy },
 	};
 
 	s->hot_accesses = AUTOTIERING_HOT_ACCESSES;
 	s->watermark_pmy = AUTOTIERING_WATERMARK_PMY;
-	return tierd_baseline_parse_params(params_json, params, TIERD_ARRAY_SIZE(params), err,
-					   err_size);
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
 static int autotiering_init(const char *params_json, void **ret_state, char *err,
@@ -103,24 +105,24 @@ static void autotiering_observe(void *state, const struct tierd_strategy_input *
 	(void)in;
 }
 
-static int promote_samples(struct autotiering_state *s, struct tierd_baseline_ledger *l,
+static int promote_samples(struct autotiering_state *s, struct tierd_ledger *l,
 			   const struct tierd_hotness *hot)
 {
 	int r;
 
-	r = tierd_baseline_pages_reset(&s->scratch, hot->nr_samples);
+	r = tierd_page_set_reset(&s->scratch.pages, hot->nr_samples);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < hot->nr_samples && tierd_baseline_has_budget(l); i++) {
+	for (size_t i = 0; i < hot->nr_samples && tierd_ledger_has_budget(l); i++) {
 		const struct tierd_sample *sm = &hot->samples[i];
 
 		if (sm->tier <= 0 || (size_t)sm->tier >= l->nr_tiers)
 			continue;
 		/* A page is attempted once per tick, however often it faulted. */
-		if (!tierd_baseline_pages_add(&s->scratch, sm->addr))
+		if (!tierd_page_set_add(&s->scratch.pages, sm->addr, NULL))
 			continue;
 		r = tierd_baseline_promote(l, TIERD_REASON_GREEDY_PROMOTION, (size_t)sm->tier,
-					   tierd_baseline_page_down(sm->addr),
+					   tierd_page_down(sm->addr),
 					   TIERD_PAGE_BYTES, true, &s->stats);
 		if (r < 0)
 			return r;
@@ -128,7 +130,7 @@ static int promote_samples(struct autotiering_state *s, struct tierd_baseline_le
 	return 0;
 }
 
-static int promote_regions(struct autotiering_state *s, struct tierd_baseline_ledger *l,
+static int promote_regions(struct autotiering_state *s, struct tierd_ledger *l,
 			   const struct tierd_hotness *hot)
 {
 	const size_t *order;
@@ -140,7 +142,7 @@ static int promote_regions(struct autotiering_state *s, struct tierd_baseline_le
 				     &order, &n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && tierd_baseline_has_budget(l); i++) {
+	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
 
 		r = tierd_baseline_promote(l, TIERD_REASON_GREEDY_PROMOTION, (size_t)reg->tier,
@@ -155,10 +157,10 @@ static int autotiering_plan(void *state, const struct tierd_strategy_input *in,
 			    struct tierd_action_list *out)
 {
 	struct autotiering_state *s = state;
-	struct tierd_baseline_ledger l;
+	struct tierd_ledger l;
 	int r;
 
-	tierd_baseline_ledger_init(&l, in, out);
+	tierd_ledger_init(&l, in, out);
 	if (l.nr_tiers < 2)
 		return 0;
 	if (in->hot->nr_samples)

@@ -12,15 +12,13 @@
  * window from the regions reported (which also forgets regions gone), and a
  * counting sort. Pure: no I/O, no clock, no globals. */
 #include <errno.h>
-#include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-#include <json-c/json.h>
 
 #include "hmmv_bucket.h"
 #include "strategy_hmmv.h"
+#include "strategy_ledger.h"
+#include "strategy_params.h"
+#include "strategy_scratch.h"
 #include "units.h"
 #include "util.h"
 
@@ -63,8 +61,6 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 #define WEIGHT_EXPECTED "an integer from " XSTR(WEIGHT_MIN) " to " XSTR(WEIGHT_MAX)
-/* Longest JSON text quoted back in an error. */
-#define GOT_MAX_CHARS 64
 
 /* The region table stays at most half full, so probes stay short. */
 #define TABLE_MIN_BITS 4u
@@ -102,7 +98,8 @@ struct table {
 struct hmmv {
 	struct params p;
 	struct table cur, prev; /* this window's regions, the last window's */
-	size_t nr, cap;         /* regions of this window */
+	size_t nr;              /* regions of this window */
+	size_t cap_degree, cap_order;
 	uint64_t *degree;       /* per region: page-degree of the last complete round */
 	size_t *order;          /* region indexes, hottest first */
 	bool oom;               /* observe() could not allocate: plan() says so */
@@ -118,120 +115,40 @@ struct hmmv {
 	struct tierd_hmmv_stats stats;
 };
 
-/* What the cgroup may still do this tick, as its own proposals use it up:
- * the engine's room, share and budget accounting, mirrored. */
-struct ledger {
-	size_t nr_tiers;
-	uint64_t room[TIERD_MAX_TIERS];
-	uint64_t take[TIERD_MAX_TIERS]; /* TIERD_SHARE_NONE: no share caps it */
-	uint64_t budget;
-};
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t page_down(uint64_t bytes)
-{
-	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
-}
-
 /* ---- params ---------------------------------------------------------- */
-
-enum param_kind {
-	PARAM_UINT,      /* JSON integer */
-	PARAM_DURATION,  /* "600ms" */
-	PARAM_BYTES,     /* "256M" */
-};
-
-struct param {
-	const char *key;
-	enum param_kind kind;
-	const char *expected;
-	uint64_t min, max;
-	size_t offset;   /* of its uint64_t in struct params */
-};
-
-static const char *json_text(json_object *v)
-{
-	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
-/* Reads one value; -EINVAL for a wrong type, text or range. */
-static int read_param(const struct param *p, json_object *v, uint64_t *ret)
-{
-	uint64_t x;
-	int r;
-
-	switch (p->kind) {
-	case PARAM_UINT:
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-			return -EINVAL;
-		x = (uint64_t)json_object_get_int64(v);
-		break;
-	case PARAM_DURATION:
-		if (!json_object_is_type(v, json_type_string))
-			return -EINVAL;
-		r = tierd_parse_duration(json_object_get_string(v), &x);
-		if (r < 0)
-			return -EINVAL;
-		break;
-	case PARAM_BYTES:
-		if (!json_object_is_type(v, json_type_string))
-			return -EINVAL;
-		r = tierd_parse_bytes(json_object_get_string(v), &x);
-		if (r < 0)
-			return -EINVAL;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (x < p->min || x > p->max)
-		return -EINVAL;
-	*ret = x;
-	return 0;
-}
-
-static void unknown_key(const struct param *params, size_t nr, const char *key, char *err,
-			size_t err_size)
-{
-	int n = snprintf(err, err_size, "\"%s\": unknown key; expected one of: ", key);
-
-	for (size_t i = 0; i < nr && n >= 0 && (size_t)n < err_size; i++)
-		n += snprintf(err + n, err_size - (size_t)n, "%s%s", i ? ", " : "", params[i].key);
-}
 
 static int parse_params(const char *params_json, struct params *out, char *err, size_t err_size)
 {
-	static const struct param params[] = {
-		{ "read_weight", PARAM_UINT, WEIGHT_EXPECTED, WEIGHT_MIN, WEIGHT_MAX,
-		  offsetof(struct params, read_weight) },
-		{ "write_weight", PARAM_UINT, WEIGHT_EXPECTED, WEIGHT_MIN, WEIGHT_MAX,
-		  offsetof(struct params, write_weight) },
-		{ "round_windows", PARAM_UINT,
-		  "an integer from " XSTR(ROUND_WINDOWS_MIN) " to " XSTR(ROUND_WINDOWS_MAX),
-		  ROUND_WINDOWS_MIN, ROUND_WINDOWS_MAX, offsetof(struct params, round_windows) },
-		{ "max_level", PARAM_UINT, "an integer from 0 to " XSTR(MAX_LEVEL_MAX), 0,
-		  MAX_LEVEL_MAX, offsetof(struct params, max_level) },
-		{ "monitoring_window", PARAM_DURATION,
-		  "a duration of 1ms or more such as \"600ms\"", PERIOD_MIN_USEC, UINT64_MAX,
-		  offsetof(struct params, window_usec) },
-		{ "clock_period", PARAM_DURATION, "a duration of 1ms or more such as \"1m\"",
-		  PERIOD_MIN_USEC, UINT64_MAX, offsetof(struct params, clock_usec) },
-		{ "quiet_migration", PARAM_BYTES, "a size such as \"256M\"", 0, UINT64_MAX,
-		  offsetof(struct params, quiet_bytes) },
-		{ "quiet_limit", PARAM_UINT, "an integer from 0 to " XSTR(QUIET_LIMIT_MAX), 0,
-		  QUIET_LIMIT_MAX, offsetof(struct params, quiet_limit) },
+	const struct tierd_param params[] = {
+		{ .key = "read_weight", .kind = TIERD_PARAM_UINT, .expected = WEIGHT_EXPECTED,
+		  .min = WEIGHT_MIN, .max = WEIGHT_MAX, .value = &out->read_weight },
+		{ .key = "write_weight", .kind = TIERD_PARAM_UINT, .expected = WEIGHT_EXPECTED,
+		  .min = WEIGHT_MIN, .max = WEIGHT_MAX, .value = &out->write_weight },
+		{ .key = "round_windows", .kind = TIERD_PARAM_UINT,
+		  .expected = "an integer from " XSTR(ROUND_WINDOWS_MIN) " to "
+			      XSTR(ROUND_WINDOWS_MAX),
+		  .min = ROUND_WINDOWS_MIN, .max = ROUND_WINDOWS_MAX, .value = &out->round_windows },
+		{ .key = "max_level", .kind = TIERD_PARAM_UINT,
+		  .expected = "an integer from 0 to " XSTR(MAX_LEVEL_MAX), .max = MAX_LEVEL_MAX,
+		  .value = &out->max_level },
+		{ .key = "monitoring_window", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration of 1ms or more such as \"600ms\"", .min = PERIOD_MIN_USEC,
+		  .max = UINT64_MAX, .value = &out->window_usec },
+		{ .key = "clock_period", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration of 1ms or more such as \"1m\"", .min = PERIOD_MIN_USEC,
+		  .max = UINT64_MAX, .value = &out->clock_usec },
+		{ .key = "quiet_migration", .kind = TIERD_PARAM_SIZE,
+		  .expected = "a size such as \"256M\"", .max = UINT64_MAX,
+		  .value = &out->quiet_bytes },
+		{ .key = "quiet_limit", .kind = TIERD_PARAM_UINT,
+		  .expected = "an integer from 0 to " XSTR(QUIET_LIMIT_MAX), .max = QUIET_LIMIT_MAX,
+		  .value = &out->quiet_limit },
 	};
-	json_object *root;
-	int r = 0;
 
 	*out = (struct params){
 		.read_weight = DEFAULT_READ_WEIGHT,
@@ -243,36 +160,7 @@ static int parse_params(const char *params_json, struct params *out, char *err, 
 		.quiet_bytes = DEFAULT_QUIET_BYTES,
 		.quiet_limit = DEFAULT_QUIET_LIMIT,
 	};
-	if (!params_json)
-		return 0;
-	root = json_tokener_parse(params_json);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		snprintf(err, err_size, "expected a JSON object of params, got %.*s", GOT_MAX_CHARS,
-			 params_json);
-		r = -EINVAL;
-		goto out;
-	}
-	json_object_object_foreach(root, key, val) {
-		const struct param *p = NULL;
-
-		for (size_t i = 0; i < TIERD_ARRAY_SIZE(params) && !p; i++)
-			if (strcmp(params[i].key, key) == 0)
-				p = &params[i];
-		if (!p) {
-			unknown_key(params, TIERD_ARRAY_SIZE(params), key, err, err_size);
-			r = -EINVAL;
-			goto out;
-		}
-		if (read_param(p, val, (uint64_t *)((char *)out + p->offset)) < 0) {
-			snprintf(err, err_size, "\"%s\": expected %s, got %.*s", p->key,
-				 p->expected, GOT_MAX_CHARS, json_text(val));
-			r = -EINVAL;
-			goto out;
-		}
-	}
-out:
-	json_object_put(root);
-	return r;
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
 /* ---- region table ---------------------------------------------------- */
@@ -427,21 +315,12 @@ static void round_complete(struct hmmv *s)
 
 static int ensure_arrays(struct hmmv *s, size_t n)
 {
-	uint64_t *degree;
-	size_t *order;
+	const struct tierd_reserve_req reqs[] = {
+		{ (void **)&s->degree, &s->cap_degree, n, sizeof(*s->degree) },
+		{ (void **)&s->order, &s->cap_order, n, sizeof(*s->order) },
+	};
 
-	if (n <= s->cap)
-		return 0;
-	degree = realloc(s->degree, n * sizeof(*degree));
-	if (!degree)
-		return -ENOMEM;
-	s->degree = degree;
-	order = realloc(s->order, n * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	s->order = order;
-	s->cap = n;
-	return 0;
+	return tierd_reserve_all(reqs, TIERD_ARRAY_SIZE(reqs));
 }
 
 /* Runs the queue over this window's regions and adds their degrees to the
@@ -480,7 +359,7 @@ static int track_window(struct hmmv *s, const struct tierd_hotness *hot)
 			e->acc = 0;
 			e->acc_round = s->round_id;
 		}
-		e->acc = add_sat(e->acc, degree);
+		e->acc = tierd_add_sat(e->acc, degree);
 		if (completing) {
 			e->degree = e->acc;
 			e->degree_round = s->round_id;
@@ -498,11 +377,11 @@ static int track_window(struct hmmv *s, const struct tierd_hotness *hot)
 static void hmmv_observe(void *state, const struct tierd_strategy_input *in)
 {
 	struct hmmv *s = state;
-	uint64_t migrated = add_sat(in->feedback->promoted_bytes, in->feedback->demoted_bytes);
+	uint64_t migrated = tierd_add_sat(in->feedback->promoted_bytes, in->feedback->demoted_bytes);
 
-	s->stats.migrated_bytes = add_sat(s->stats.migrated_bytes, migrated);
+	s->stats.migrated_bytes = tierd_add_sat(s->stats.migrated_bytes, migrated);
 	if (s->tracking_on)
-		s->round_migrated_bytes = add_sat(s->round_migrated_bytes, migrated);
+		s->round_migrated_bytes = tierd_add_sat(s->round_migrated_bytes, migrated);
 	clock_advance(s, in->now_usec);
 	s->nr = 0;
 	s->oom = false;
@@ -521,59 +400,15 @@ static bool placed(const struct tierd_region *r, const struct tierd_topology *to
 	return r->tier >= 0 && (size_t)r->tier < topo->nr_tiers;
 }
 
-static void ledger_init(struct ledger *l, const struct tierd_strategy_input *in)
+/* Books a move in the ledger and in the counters of what went up and down. */
+static int propose(struct hmmv *s, struct tierd_ledger *l, enum tierd_reason reason, size_t from,
+		   size_t to, uint64_t start, uint64_t bytes)
 {
-	l->nr_tiers = in->topo->nr_tiers;
-	l->budget = in->budget_bytes;
-	for (size_t t = 0; t < l->nr_tiers; t++) {
-		const struct tierd_tier_standing *ts = &in->standing->tiers[t];
-		uint64_t held = ts->anon_bytes + ts->file_bytes;
-
-		l->room[t] = in->room_bytes[t];
-		l->take[t] = in->share_bytes[t] == TIERD_SHARE_NONE
-				     ? TIERD_SHARE_NONE
-				     : in->share_bytes[t] - min_u64(held, in->share_bytes[t]);
-	}
-}
-
-/* Page-aligned bytes tier t can still take from this cgroup. */
-static uint64_t ledger_fits(const struct ledger *l, size_t t)
-{
-	return page_down(min_u64(l->room[t], l->take[t]));
-}
-
-static void ledger_move(struct ledger *l, size_t from, size_t to, uint64_t bytes)
-{
-	l->room[to] -= min_u64(l->room[to], bytes);
-	l->room[from] = add_sat(l->room[from], bytes);
-	if (l->take[to] != TIERD_SHARE_NONE)
-		l->take[to] -= min_u64(l->take[to], bytes);
-	if (l->take[from] != TIERD_SHARE_NONE)
-		l->take[from] = add_sat(l->take[from], bytes);
-	l->budget -= min_u64(l->budget, bytes);
-}
-
-static int propose(struct hmmv *s, struct ledger *l, const struct tierd_strategy_input *in,
-		   enum tierd_reason reason, size_t from, size_t to, uint64_t start,
-		   uint64_t bytes, struct tierd_action_list *out)
-{
-	struct tierd_action a = {
-		.kind = TIERD_ACTION_MIGRATE,
-		.reason = reason,
-		.cgroup = in->cgroup,
-		.from_tier = from,
-		.to_tier = to,
-		.start = start,
-		.end = start + bytes,
-		.bytes = bytes,
-	};
-
-	ledger_move(l, from, to, bytes);
 	if (to == 0)
 		s->stats.promoted_bytes += bytes;
 	else
 		s->stats.demoted_bytes += bytes;
-	return tierd_action_list_push(out, &a);
+	return tierd_ledger_move(l, reason, from, to, start, bytes);
 }
 
 /* The cgroup's fast-tier capacity: its share of tier 0 when capped (an
@@ -593,7 +428,7 @@ static uint64_t hot_set(const struct hmmv *s, const struct tierd_strategy_input 
 			size_t *ret_nr, uint64_t *ret_last_bytes)
 {
 	const struct tierd_region *regions = in->hot->regions;
-	uint64_t left = page_down(fast_capacity(in));
+	uint64_t left = tierd_page_down(fast_capacity(in));
 	uint64_t pages = 0;
 
 	*ret_nr = 0;
@@ -640,44 +475,43 @@ static const struct tierd_region *cold_next(const struct hmmv *s,
 /* Bytes of a promotion the budget allows when it must also pay for the
  * demotions making room for it: what fits tier 0 now, plus half of what the
  * budget has beyond that. */
-static uint64_t promote_cap(const struct ledger *l)
+static uint64_t promote_cap(const struct tierd_ledger *l)
 {
-	uint64_t fit = ledger_fits(l, 0);
+	uint64_t fit = tierd_ledger_fits(l, 0);
 
 	if (l->budget <= fit)
-		return page_down(l->budget);
-	return page_down(fit + (l->budget - fit) / 2);
+		return tierd_page_down(l->budget);
+	return tierd_page_down(fit + (l->budget - fit) / 2);
 }
 
 /* Exchange (HMM-V §3.3): promotes up to `bytes` of hot region r from its slow
  * tier to tier 0, first demoting to that tier as many of the coldest
  * fast-tier pages outside the hot set as the promotion needs room for. Tier 0
  * never gets more than its room plus what the demotions free. */
-static int exchange(struct hmmv *s, struct ledger *l, const struct tierd_strategy_input *in,
-		    const struct tierd_region *r, uint64_t bytes, struct cold_cursor *cold,
-		    struct tierd_action_list *out)
+static int exchange(struct hmmv *s, struct tierd_ledger *l, const struct tierd_strategy_input *in,
+		    const struct tierd_region *r, uint64_t bytes, struct cold_cursor *cold)
 {
 	size_t from = (size_t)r->tier;
-	uint64_t want = min_u64(page_down(bytes), promote_cap(l));
+	uint64_t want = min_u64(tierd_page_down(bytes), promote_cap(l));
 	const struct tierd_region *c;
 	int ret;
 
-	while (want > ledger_fits(l, 0) && (c = cold_next(s, in, cold))) {
-		uint64_t d = min_u64(want - ledger_fits(l, 0),
-				     min_u64(c->end - c->start - cold->done, ledger_fits(l, from)));
+	while (want > tierd_ledger_fits(l, 0) && (c = cold_next(s, in, cold))) {
+		uint64_t d = min_u64(want - tierd_ledger_fits(l, 0),
+				     min_u64(c->end - c->start - cold->done, tierd_ledger_fits(l, from)));
 
 		if (!d)
 			break;
-		ret = propose(s, l, in, TIERD_REASON_EXCHANGE_DEMOTION, 0, from,
-			      c->start + cold->done, d, out);
+		ret = propose(s, l, TIERD_REASON_EXCHANGE_DEMOTION, 0, from, c->start + cold->done,
+			      d);
 		if (ret < 0)
 			return ret;
 		cold->done += d;
 	}
-	want = min_u64(want, ledger_fits(l, 0));
+	want = min_u64(want, tierd_ledger_fits(l, 0));
 	if (!want)
 		return 0;
-	return propose(s, l, in, TIERD_REASON_HOT_SET_PROMOTION, from, 0, r->start, want, out);
+	return propose(s, l, TIERD_REASON_HOT_SET_PROMOTION, from, 0, r->start, want);
 }
 
 static int hmmv_plan(void *state, const struct tierd_strategy_input *in,
@@ -685,7 +519,7 @@ static int hmmv_plan(void *state, const struct tierd_strategy_input *in,
 {
 	struct hmmv *s = state;
 	struct cold_cursor cold;
-	struct ledger l;
+	struct tierd_ledger l;
 	size_t nr_hot;
 	uint64_t last_bytes;
 	int r = 0;
@@ -696,14 +530,14 @@ static int hmmv_plan(void *state, const struct tierd_strategy_input *in,
 		return 0;
 	tierd_hmmv_bucket_sort(s->degree, s->nr, s->order);
 	s->stats.hot_set_pages = hot_set(s, in, &nr_hot, &last_bytes);
-	ledger_init(&l, in);
+	tierd_ledger_init(&l, in, out);
 	cold = (struct cold_cursor){ .pos = s->nr, .stop = nr_hot };
-	for (size_t k = 0; k < nr_hot && r == 0 && l.budget >= TIERD_PAGE_BYTES; k++) {
+	for (size_t k = 0; k < nr_hot && r == 0 && tierd_ledger_has_budget(&l); k++) {
 		const struct tierd_region *reg = &in->hot->regions[s->order[k]];
 		uint64_t bytes = k + 1 == nr_hot ? last_bytes : reg->end - reg->start;
 
 		if (placed(reg, in->topo) && reg->tier > 0)
-			r = exchange(s, &l, in, reg, bytes, &cold, out);
+			r = exchange(s, &l, in, reg, bytes, &cold);
 	}
 	return r;
 }

@@ -35,6 +35,7 @@
 #include "baseline_util.h"
 #include "strategy.h"
 #include "strategy_linux.h"
+#include "strategy_params.h"
 #include "units.h"
 #include "util.h"
 
@@ -114,23 +115,23 @@ static uint64_t rate_limit_bytes(const struct linux_state *s)
 static int parse_params(struct linux_state *s, const char *params_json, char *err,
 			size_t err_size)
 {
-	const struct tierd_baseline_param params[] = {
-		{ "hot_threshold", TIERD_BASELINE_DURATION,
-		  "a duration from 1ms to 1h such as \"1s\"", LINUX_HOT_THRESHOLD_MIN_USEC,
-		  LINUX_HOT_THRESHOLD_MAX_USEC, &s->hot_threshold_usec },
-		{ "promote_rate_limit", TIERD_BASELINE_UINT,
-		  "an integer number of MB/s from 0 to 4294967295", 0,
-		  LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS, &s->rate_limit_mbps },
-		{ "watermark", TIERD_BASELINE_PERCENT,
-		  "a percentage of the tier's capacity such as \"0.3%\"", 0, TIERD_PMY_ONE,
-		  &s->watermark_pmy },
+	const struct tierd_param params[] = {
+		{ .key = "hot_threshold", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 1ms to 1h such as \"1s\"",
+		  .min = LINUX_HOT_THRESHOLD_MIN_USEC, .max = LINUX_HOT_THRESHOLD_MAX_USEC,
+		  .value = &s->hot_threshold_usec },
+		{ .key = "promote_rate_limit", .kind = TIERD_PARAM_UINT,
+		  .expected = "an integer number of MB/s from 0 to 4294967295",
+		  .max = LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS, .value = &s->rate_limit_mbps },
+		{ .key = "watermark", .kind = TIERD_PARAM_PERCENT,
+		  .expected = "a percentage of the tier's capacity such as \"0.3%\"",
+		  .max = TIERD_PMY_ONE, .value = &s->watermark_pmy },
 	};
 
 	s->hot_threshold_usec = LINUX_HOT_THRESHOLD_USEC;
 	s->rate_limit_mbps = LINUX_PROMOTE_RATE_LIMIT_MBPS;
 	s->watermark_pmy = LINUX_WATERMARK_PMY;
-	return tierd_baseline_parse_params(params_json, params, TIERD_ARRAY_SIZE(params), err,
-					   err_size);
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
 static int linux_init(const char *params_json, void **ret_state, char *err, size_t err_size)
@@ -163,7 +164,7 @@ static bool free_space_enough(const struct linux_state *s, const struct tierd_to
 				  topo->tiers[0].total_bytes >> LINUX_ENOUGH_FREE_SHIFT);
 	uint64_t wm = tierd_baseline_watermark_bytes(topo, 0, (uint32_t)s->watermark_pmy);
 
-	return free > tierd_baseline_add_sat(wm, enough);
+	return free > tierd_add_sat(wm, enough);
 }
 
 /* numa_promotion_adjust_threshold(), at the end of a period. */
@@ -216,20 +217,20 @@ static bool is_hot(const struct linux_state *s, uint64_t latency_usec)
 
 /* One candidate: through the rate limit (unless free space is plentiful),
  * then to tier 0 if it has room. */
-static int promote(struct linux_state *s, struct tierd_baseline_ledger *l, size_t from,
+static int promote(struct linux_state *s, struct tierd_ledger *l, size_t from,
 		   uint64_t start, uint64_t bytes, bool plenty)
 {
-	bytes = tierd_baseline_budget_clip(l, bytes);
+	bytes = tierd_ledger_budget_clip(l, bytes);
 	if (!bytes)
 		return 0;
 	if (!plenty) {
 		uint64_t limit = rate_limit_bytes(s), allowed = 0;
 
 		if (s->window_bytes < limit)
-			allowed = tierd_baseline_page_down(limit - s->window_bytes);
+			allowed = tierd_page_down(limit - s->window_bytes);
 		/* The kernel counts every candidate, refused or not. */
-		s->window_bytes = tierd_baseline_add_sat(s->window_bytes, bytes);
-		s->period_bytes = tierd_baseline_add_sat(s->period_bytes, bytes);
+		s->window_bytes = tierd_add_sat(s->window_bytes, bytes);
+		s->period_bytes = tierd_add_sat(s->period_bytes, bytes);
 		if (allowed < bytes) {
 			s->stats.promote_rate_limited += (bytes - allowed) / TIERD_PAGE_BYTES;
 			bytes = allowed;
@@ -239,16 +240,16 @@ static int promote(struct linux_state *s, struct tierd_baseline_ledger *l, size_
 				      &s->stats);
 }
 
-static int promote_samples(struct linux_state *s, struct tierd_baseline_ledger *l,
+static int promote_samples(struct linux_state *s, struct tierd_ledger *l,
 			   const struct tierd_strategy_input *in)
 {
 	const struct tierd_hotness *hot = in->hot;
 	int r;
 
-	r = tierd_baseline_pages_reset(&s->scratch, hot->nr_samples);
+	r = tierd_page_set_reset(&s->scratch.pages, hot->nr_samples);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < hot->nr_samples && tierd_baseline_has_budget(l); i++) {
+	for (size_t i = 0; i < hot->nr_samples && tierd_ledger_has_budget(l); i++) {
 		const struct tierd_sample *sm = &hot->samples[i];
 		bool plenty;
 
@@ -259,17 +260,17 @@ static int promote_samples(struct linux_state *s, struct tierd_baseline_ledger *
 		if (!plenty && !is_hot(s, sm->interval_usec))
 			continue;
 		/* Once a page is promoted its next fault is on tier 0. */
-		if (!tierd_baseline_pages_add(&s->scratch, sm->addr))
+		if (!tierd_page_set_add(&s->scratch.pages, sm->addr, NULL))
 			continue;
 		r = promote(s, l, (size_t)sm->tier,
-			    tierd_baseline_page_down(sm->addr), TIERD_PAGE_BYTES, plenty);
+			    tierd_page_down(sm->addr), TIERD_PAGE_BYTES, plenty);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int promote_regions(struct linux_state *s, struct tierd_baseline_ledger *l,
+static int promote_regions(struct linux_state *s, struct tierd_ledger *l,
 			   const struct tierd_strategy_input *in)
 {
 	const struct tierd_hotness *hot = in->hot;
@@ -281,7 +282,7 @@ static int promote_regions(struct linux_state *s, struct tierd_baseline_ledger *
 				     &order, &n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && tierd_baseline_has_budget(l); i++) {
+	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
 		bool plenty = free_space_enough(s, in->topo, l->room[0]);
 
@@ -298,10 +299,10 @@ static int linux_plan(void *state, const struct tierd_strategy_input *in,
 		      struct tierd_action_list *out)
 {
 	struct linux_state *s = state;
-	struct tierd_baseline_ledger l;
+	struct tierd_ledger l;
 	int r;
 
-	tierd_baseline_ledger_init(&l, in, out);
+	tierd_ledger_init(&l, in, out);
 	if (l.nr_tiers < 2)
 		return 0;
 	/* Faults promote as they happen; kswapd then restores the watermarks

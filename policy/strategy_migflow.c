@@ -30,16 +30,15 @@
  * cooled queue is served in address order, not per tier; one per-page
  * migration cost for every pair of tiers. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
-#include "migflow_sort.h"
 #include "migflow_tracker.h"
 #include "strategy.h"
+#include "strategy_ledger.h"
 #include "strategy_migflow.h"
+#include "strategy_params.h"
+#include "strategy_scratch.h"
 #include "units.h"
 #include "util.h"
 
@@ -77,8 +76,6 @@
 /* A penalty of 100 times the migration cost stops every promotion that
  * could matter; the bound only catches a misplaced decimal point. */
 #define MIGFLOW_ALPHA_MIN_MAX 100.0
-/* Rounds a ratio to the nearest permyriad. */
-#define ROUND_HALF 0.5
 /* 800 MB per 10 s (001_8af4204f8db18981.txt, "Daemon": "an 800 MB / 10 s
  * migration budget"); the daemon counts MB of 4 KiB pages, so MiB. */
 #define MIGFLOW_BUDGET_BYTES (800ull << 20)
@@ -99,8 +96,6 @@
 #define LFU_TIER_SHIFT 56u
 #define LFU_ACCESS_SHIFT 32u
 #define LFU_ACCESS_MAX ((1u << (LFU_TIER_SHIFT - LFU_ACCESS_SHIFT)) - 1u)
-/* Longest JSON text quoted back in an error. */
-#define GOT_MAX_CHARS 64
 /* A candidate from a page sample: no region to claim or make room for. */
 #define NO_REGION SIZE_MAX
 
@@ -118,14 +113,6 @@ struct view {
 	size_t speed[TIERD_MAX_TIERS];   /* tier indexes, fastest first */
 	size_t rank[TIERD_MAX_TIERS];    /* where each tier is in speed[] */
 	uint32_t lat_ns[TIERD_MAX_TIERS];
-};
-
-/* What the cgroup may still do this tick, as its proposals use it up. */
-struct ledger {
-	size_t cgroup;
-	uint64_t room[TIERD_MAX_TIERS];  /* free bytes not yet planned into */
-	uint64_t take[TIERD_MAX_TIERS];  /* bytes its share lets it add */
-	uint64_t budget;                 /* bytes it may still move */
 };
 
 struct candidate {
@@ -177,16 +164,6 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static uint64_t page_down(uint64_t bytes)
-{
-	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 }
 
 static uint64_t clamp_u64(unsigned __int128 v)
@@ -271,48 +248,23 @@ static bool tier_valid(const struct view *v, int tier)
 
 /* ---- the ledger ---------------------------------------------------- */
 
-static void ledger_init(struct ledger *l, const struct tierd_strategy_input *in,
-			const struct view *v, uint64_t phase_left)
+/* The engine's budget, within what is left of the phase's. */
+static void ledger_init(struct tierd_ledger *l, const struct tierd_strategy_input *in,
+			struct tierd_action_list *out, uint64_t phase_left)
 {
-	memset(l, 0, sizeof(*l));
-	l->cgroup = in->cgroup;
-	l->budget = page_down(min_u64(in->budget_bytes, phase_left));
-	for (size_t t = 0; t < v->nr; t++) {
-		const struct tierd_tier_standing *ts = &in->standing->tiers[t];
-		uint64_t held = ts->anon_bytes + ts->file_bytes;
-
-		l->room[t] = in->room_bytes[t];
-		l->take[t] = in->share_bytes[t] == TIERD_SHARE_NONE ? TIERD_SHARE_NONE
-			     : in->share_bytes[t] > held ? in->share_bytes[t] - held
-							 : 0;
-	}
+	tierd_ledger_init(l, in, out);
+	l->budget = tierd_page_down(min_u64(in->budget_bytes, phase_left));
 }
 
-/* Page-aligned bytes the cgroup may still put on tier t. */
-static uint64_t fits(const struct ledger *l, size_t t)
+/* Books a move in the ledger and in the phase's and the [Phase] line's
+ * counters. */
+static int propose(struct migflow_state *s, struct tierd_ledger *l, enum tierd_reason reason,
+		   size_t from, size_t to, uint64_t start, uint64_t bytes)
 {
-	return page_down(min_u64(l->room[t], l->take[t]));
-}
-
-static int propose(struct migflow_state *s, struct ledger *l, struct tierd_action_list *list,
-		   enum tierd_reason reason, size_t from, size_t to, uint64_t start,
-		   uint64_t bytes)
-{
-	struct tierd_action a = { .kind = TIERD_ACTION_MIGRATE, .reason = reason,
-				  .cgroup = l->cgroup, .from_tier = from, .to_tier = to,
-				  .start = start, .end = start + bytes, .bytes = bytes };
-	int r = tierd_action_list_push(list, &a);
+	int r = tierd_ledger_move(l, reason, from, to, start, bytes);
 
 	if (r < 0)
 		return r;
-	/* As the engine will: the destination fills, the source frees. */
-	l->room[to] -= bytes;
-	l->room[from] = add_sat(l->room[from], bytes);
-	if (l->take[to] != TIERD_SHARE_NONE)
-		l->take[to] -= bytes;
-	if (l->take[from] != TIERD_SHARE_NONE)
-		l->take[from] = add_sat(l->take[from], bytes);
-	l->budget -= bytes;
 	s->phase_used_bytes += bytes;
 	if (reason == TIERD_REASON_QUICK_DEMOTION)
 		s->quick_bytes += bytes;
@@ -325,183 +277,47 @@ static int propose(struct migflow_state *s, struct ledger *l, struct tierd_actio
 
 /* ---- params -------------------------------------------------------- */
 
-enum param_kind {
-	PARAM_DURATION,   /* "2s" -> usec */
-	PARAM_RATIO,      /* JSON number -> permyriad */
-	PARAM_BOOL,
-	PARAM_BUDGET,     /* {"bytes": SIZE, "period": DURATION} */
-};
-
-struct param {
-	const char *key;
-	enum param_kind kind;
-	const char *expected;
-	uint64_t min, max;  /* DURATION: usec; RATIO: permyriad */
-	void *value;        /* uint64_t, or bool for PARAM_BOOL */
-};
-
-static const char *json_text(json_object *v)
-{
-	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
-static int bad_value(const char *key, const char *expected, json_object *v, char *err,
-		     size_t err_size)
-{
-	snprintf(err, err_size, "\"%s\": expected %s, got %.*s", key, expected, GOT_MAX_CHARS,
-		 json_text(v));
-	return -EINVAL;
-}
-
-static int read_duration(json_object *v, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	uint64_t x;
-
-	if (!json_object_is_type(v, json_type_string) ||
-	    tierd_parse_duration(json_object_get_string(v), &x) < 0 || x < min || x > max)
-		return -EINVAL;
-	*ret = x;
-	return 0;
-}
-
-static int read_ratio(json_object *v, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	double x;
-
-	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-		return -EINVAL;
-	x = json_object_get_double(v) * TIERD_PMY_ONE;
-	/* Written this way round, NaN fails too. */
-	if (!(x >= (double)min && x <= (double)max))
-		return -EINVAL;
-	*ret = (uint64_t)(x + ROUND_HALF);
-	return 0;
-}
-
-static int read_size(json_object *v, uint64_t *ret)
-{
-	if (json_object_is_type(v, json_type_int)) {
-		if (json_object_get_int64(v) < 0)
-			return -EINVAL;
-		*ret = (uint64_t)json_object_get_int64(v);
-		return 0;
-	}
-	if (!json_object_is_type(v, json_type_string))
-		return -EINVAL;
-	return tierd_parse_bytes(json_object_get_string(v), ret) < 0 ? -EINVAL : 0;
-}
-
-#define BUDGET_EXPECTED "an object such as {\"bytes\": \"800M\", \"period\": \"10s\"}"
-#define BUDGET_BYTES_EXPECTED "a size such as \"800M\" or a number of bytes"
-#define BUDGET_PERIOD_EXPECTED "a duration from 1ms to 1h such as \"10s\""
-
-static int read_budget(struct migflow_state *s, json_object *v, char *err, size_t err_size)
-{
-	json_object *bytes, *period;
-
-	if (!json_object_is_type(v, json_type_object) ||
-	    !json_object_object_get_ex(v, "bytes", &bytes) ||
-	    !json_object_object_get_ex(v, "period", &period))
-		return bad_value("budget", BUDGET_EXPECTED, v, err, err_size);
-	json_object_object_foreach(v, key, val) {
-		(void)val;
-		if (strcmp(key, "bytes") != 0 && strcmp(key, "period") != 0) {
-			snprintf(err, err_size,
-				 "\"budget.%s\": unknown key; expected one of: bytes, period", key);
-			return -EINVAL;
-		}
-	}
-	if (read_size(bytes, &s->budget_bytes) < 0)
-		return bad_value("budget.bytes", BUDGET_BYTES_EXPECTED, bytes, err, err_size);
-	if (read_duration(period, MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC,
-			  &s->budget_period_usec) < 0)
-		return bad_value("budget.period", BUDGET_PERIOD_EXPECTED, period, err, err_size);
-	return 0;
-}
-
-static int read_param(struct migflow_state *s, const struct param *p, json_object *v, char *err,
-		      size_t err_size)
-{
-	int r = 0;
-
-	switch (p->kind) {
-	case PARAM_DURATION:
-		r = read_duration(v, p->min, p->max, p->value);
-		break;
-	case PARAM_RATIO:
-		r = read_ratio(v, p->min, p->max, p->value);
-		break;
-	case PARAM_BOOL:
-		if (!json_object_is_type(v, json_type_boolean))
-			r = -EINVAL;
-		else
-			*(bool *)p->value = json_object_get_boolean(v);
-		break;
-	case PARAM_BUDGET:
-		return read_budget(s, v, err, err_size);
-	}
-	return r < 0 ? bad_value(p->key, p->expected, v, err, err_size) : 0;
-}
-
-static void unknown_key(const struct param *params, size_t nr, const char *key, char *err,
-			size_t err_size)
-{
-	int n = snprintf(err, err_size, "\"%s\": unknown key; expected one of: ", key);
-
-	for (size_t i = 0; i < nr && n >= 0 && (size_t)n < err_size; i++)
-		n += snprintf(err + n, err_size - (size_t)n, "%s%s", i ? ", " : "", params[i].key);
-}
-
 static int parse_params(struct migflow_state *s, const char *params_json, char *err,
 			size_t err_size)
 {
-	const struct param params[] = {
-		{ "burst", PARAM_DURATION, "a duration from 0s to 1h such as \"15s\"", 0,
-		  MIGFLOW_DURATION_MAX_USEC, &s->burst_usec },
-		{ "grace", PARAM_DURATION, "a duration from 1ms to 1h such as \"2s\"",
-		  MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC, &s->grace_usec },
-		{ "migration_cost_per_page", PARAM_DURATION,
-		  "a duration from 0us to 1s such as \"20us\"", 0, MIGFLOW_COST_MAX_USEC,
-		  &s->cost_usec },
-		{ "horizon", PARAM_DURATION, "a duration from 1ms to 1h such as \"10s\"",
-		  MIGFLOW_DURATION_MIN_USEC, MIGFLOW_DURATION_MAX_USEC, &s->horizon_usec },
-		{ "alpha_min", PARAM_RATIO, "a number from 0 to 100 such as 1.0", 0,
-		  (uint64_t)(MIGFLOW_ALPHA_MIN_MAX * TIERD_PMY_ONE), &s->alpha_min_pmy },
-		{ "dynamic_alpha", PARAM_BOOL, "true or false", 0, 0, &s->dynamic_alpha },
-		{ "quick_demotion", PARAM_BOOL, "true or false", 0, 0, &s->quick_demotion },
-		{ "budget", PARAM_BUDGET, BUDGET_EXPECTED, 0, 0, NULL },
+	const struct tierd_param budget[] = {
+		{ .key = "bytes", .kind = TIERD_PARAM_SIZE_OR_UINT,
+		  .expected = "a size such as \"800M\" or a number of bytes", .max = UINT64_MAX,
+		  .value = &s->budget_bytes },
+		{ .key = "period", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 1ms to 1h such as \"10s\"",
+		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
+		  .value = &s->budget_period_usec },
 	};
-	json_object *root;
-	int r = 0;
+	const struct tierd_param params[] = {
+		{ .key = "burst", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 0s to 1h such as \"15s\"",
+		  .max = MIGFLOW_DURATION_MAX_USEC, .value = &s->burst_usec },
+		{ .key = "grace", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 1ms to 1h such as \"2s\"",
+		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
+		  .value = &s->grace_usec },
+		{ .key = "migration_cost_per_page", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 0us to 1s such as \"20us\"",
+		  .max = MIGFLOW_COST_MAX_USEC, .value = &s->cost_usec },
+		{ .key = "horizon", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 1ms to 1h such as \"10s\"",
+		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
+		  .value = &s->horizon_usec },
+		{ .key = "alpha_min", .kind = TIERD_PARAM_RATIO,
+		  .expected = "a number from 0 to 100 such as 1.0",
+		  .max = (uint64_t)(MIGFLOW_ALPHA_MIN_MAX * TIERD_PMY_ONE),
+		  .value = &s->alpha_min_pmy },
+		{ .key = "dynamic_alpha", .kind = TIERD_PARAM_BOOL, .expected = "true or false",
+		  .value = &s->dynamic_alpha },
+		{ .key = "quick_demotion", .kind = TIERD_PARAM_BOOL, .expected = "true or false",
+		  .value = &s->quick_demotion },
+		{ .key = "budget", .kind = TIERD_PARAM_OBJECT,
+		  .expected = "an object such as {\"bytes\": \"800M\", \"period\": \"10s\"}",
+		  .members = budget, .nr_members = TIERD_ARRAY_SIZE(budget) },
+	};
 
-	if (!params_json)
-		return 0;
-	root = json_tokener_parse(params_json);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		snprintf(err, err_size, "expected a JSON object of params, got %.*s", GOT_MAX_CHARS,
-			 params_json);
-		r = -EINVAL;
-		goto out;
-	}
-	json_object_object_foreach(root, key, val) {
-		const struct param *p = NULL;
-
-		for (size_t i = 0; i < TIERD_ARRAY_SIZE(params) && !p; i++)
-			if (strcmp(params[i].key, key) == 0)
-				p = &params[i];
-		if (!p) {
-			unknown_key(params, TIERD_ARRAY_SIZE(params), key, err, err_size);
-			r = -EINVAL;
-			goto out;
-		}
-		r = read_param(s, p, val, err, err_size);
-		if (r < 0)
-			goto out;
-	}
-out:
-	json_object_put(root);
-	return r;
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
 static uint64_t initial_alpha_pmy(const struct migflow_state *s)
@@ -562,10 +378,7 @@ static int reserve_tick(struct migflow_state *s, const struct tierd_hotness *hot
 {
 	size_t regions = hot->nr_regions, samples = hot->nr_samples;
 	size_t most = max_u64(regions, samples);
-	const struct {
-		void **buf;
-		size_t *cap, n, size;
-	} bufs[] = {
+	const struct tierd_reserve_req reqs[] = {
 		{ (void **)&s->order, &s->cap_order, regions, sizeof(*s->order) },
 		{ (void **)&s->keys, &s->cap_keys, most, sizeof(*s->keys) },
 		{ (void **)&s->tmp, &s->cap_tmp, most, sizeof(*s->tmp) },
@@ -577,13 +390,7 @@ static int reserve_tick(struct migflow_state *s, const struct tierd_hotness *hot
 		{ (void **)&s->cand_idx, &s->cap_cand_idx, most, sizeof(*s->cand_idx) },
 	};
 
-	for (size_t i = 0; i < TIERD_ARRAY_SIZE(bufs); i++) {
-		int r = tierd_migflow_reserve(bufs[i].buf, bufs[i].cap, bufs[i].n, bufs[i].size);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return tierd_reserve_all(reqs, TIERD_ARRAY_SIZE(reqs));
 }
 
 /* s->order: region indexes by start address. DAMON reports them sorted;
@@ -599,7 +406,7 @@ static void order_regions(struct migflow_state *s, const struct tierd_hotness *h
 			sorted = false;
 	}
 	if (!sorted)
-		tierd_migflow_radix_sort(s->keys, s->order, s->tmp, hot->nr_regions);
+		tierd_radix_sort(s->keys, s->order, s->tmp, hot->nr_regions);
 }
 
 /* Budget left in the current phase; a phase that ran out, or a clock that
@@ -685,19 +492,18 @@ static void migflow_observe(void *state, const struct tierd_strategy_input *in)
 /* ---- quick demotion ------------------------------------------------ */
 
 /* The slowest tier below `from` that can take a page, or -1. */
-static int slowest_with_room(const struct view *v, const struct ledger *l, size_t from)
+static int slowest_with_room(const struct view *v, const struct tierd_ledger *l, size_t from)
 {
 	for (size_t i = v->nr; i-- > v->rank[from] + 1;)
-		if (fits(l, v->speed[i]))
+		if (tierd_ledger_fits(l, v->speed[i]))
 			return (int)v->speed[i];
 	return -1;
 }
 
 /* Proposes what it can of [a, b) on tier `from`, to the slowest tier with
  * room: *ret_bytes, 0 when nothing. Returns 0 or -ENOMEM. */
-static int demote_piece(struct migflow_state *s, struct ledger *l, const struct view *v,
-			size_t from, uint64_t a, uint64_t b, uint64_t limit,
-			struct tierd_action_list *out, uint64_t *ret_bytes)
+static int demote_piece(struct migflow_state *s, struct tierd_ledger *l, const struct view *v,
+			size_t from, uint64_t a, uint64_t b, uint64_t limit, uint64_t *ret_bytes)
 {
 	int to = slowest_with_room(v, l, from);
 	uint64_t bytes;
@@ -705,21 +511,21 @@ static int demote_piece(struct migflow_state *s, struct ledger *l, const struct 
 	*ret_bytes = 0;
 	if (to < 0)
 		return 0;
-	bytes = page_down(min_u64(min_u64(b - a, fits(l, (size_t)to)), min_u64(limit, l->budget)));
+	bytes = tierd_ledger_budget_clip(l, min_u64(min_u64(b - a, tierd_ledger_fits(l, (size_t)to)),
+						   limit));
 	if (!bytes)
 		return 0;
 	*ret_bytes = bytes;
-	return propose(s, l, out, TIERD_REASON_QUICK_DEMOTION, from, (size_t)to, a, bytes);
+	return propose(s, l, TIERD_REASON_QUICK_DEMOTION, from, (size_t)to, a, bytes);
 }
 
 /* One cooled entry, piece by piece (the part over each region), each from
  * its tier to the slowest tier with room, within *limit. The entry leaves
  * the queue when every piece went or was on the slowest tier already; a
  * prefix that went is cut off it; the rest is tried again next tick. */
-static int demote_entry(struct migflow_state *s, struct ledger *l,
+static int demote_entry(struct migflow_state *s, struct tierd_ledger *l,
 			const struct tierd_hotness *hot, const struct view *v,
-			struct tierd_migflow_entry *e, size_t pos, uint64_t *limit,
-			struct tierd_action_list *out)
+			struct tierd_migflow_entry *e, size_t pos, uint64_t *limit)
 {
 	size_t slowest = v->speed[v->nr - 1];
 	bool whole = true;   /* every piece so far went or needs nothing */
@@ -747,7 +553,7 @@ static int demote_entry(struct migflow_state *s, struct ledger *l,
 			continue;
 		}
 		if ((size_t)reg->tier != slowest) {
-			r = demote_piece(s, l, v, (size_t)reg->tier, a, b, *limit, out, &bytes);
+			r = demote_piece(s, l, v, (size_t)reg->tier, a, b, *limit, &bytes);
 			if (r < 0)
 				return r;
 			if (bytes)
@@ -766,9 +572,9 @@ static int demote_entry(struct migflow_state *s, struct ledger *l,
 
 /* Quick demotion of up to `limit` bytes of the cooled queue, in address
  * order (the artifact's select_qd_cand() serves it per tier). */
-static int quick_demote(struct migflow_state *s, struct ledger *l,
+static int quick_demote(struct migflow_state *s, struct tierd_ledger *l,
 			const struct tierd_strategy_input *in, const struct view *v,
-			uint64_t limit, struct tierd_action_list *out)
+			uint64_t limit)
 {
 	const struct tierd_hotness *hot = in->hot;
 	size_t pos = 0;
@@ -784,7 +590,7 @@ static int quick_demote(struct migflow_state *s, struct ledger *l,
 		if (e->stage != TIERD_MIGFLOW_COOLED)
 			continue;
 		pos = tierd_migflow_seek(hot, s->order, pos, e->start);
-		r = demote_entry(s, l, hot, v, e, pos, &limit, out);
+		r = demote_entry(s, l, hot, v, e, pos, &limit);
 		if (r < 0)
 			return r;
 	}
@@ -812,7 +618,7 @@ static void lfu_prepare(struct migflow_state *s, const struct tierd_hotness *hot
 			     (UINT32_MAX - reg->age);
 		s->lfu[n++] = i;
 	}
-	tierd_migflow_radix_sort(s->keys, s->lfu, s->tmp, n);
+	tierd_radix_sort(s->keys, s->lfu, s->tmp, n);
 	memset(s->lfu_pos, 0, sizeof(s->lfu_pos));
 	memset(s->lfu_end, 0, sizeof(s->lfu_end));
 	memset(s->lfu_off, 0, sizeof(s->lfu_off));
@@ -827,10 +633,10 @@ static void lfu_prepare(struct migflow_state *s, const struct tierd_hotness *hot
 }
 
 /* The next tier below `from` that can take a page, or -1. */
-static int next_with_room(const struct view *v, const struct ledger *l, size_t from)
+static int next_with_room(const struct view *v, const struct tierd_ledger *l, size_t from)
 {
 	for (size_t i = v->rank[from] + 1; i < v->nr; i++)
-		if (fits(l, v->speed[i]))
+		if (tierd_ledger_fits(l, v->speed[i]))
 			return (int)v->speed[i];
 	return -1;
 }
@@ -840,9 +646,9 @@ static int next_with_room(const struct view *v, const struct ledger *l, size_t f
  * regions to the next tier down with room; only regions colder than the
  * candidate (fewer accesses per page), as a full tier takes only pages
  * hotter than its coldest. */
-static int make_room(struct migflow_state *s, struct ledger *l,
+static int make_room(struct migflow_state *s, struct tierd_ledger *l,
 		     const struct tierd_strategy_input *in, const struct view *v, size_t tier,
-		     uint64_t want, uint64_t accesses, struct tierd_action_list *out)
+		     uint64_t want, uint64_t accesses)
 {
 	const struct tierd_hotness *hot = in->hot;
 	int r;
@@ -864,11 +670,11 @@ static int make_room(struct migflow_state *s, struct ledger *l,
 		to = next_with_room(v, l, tier);
 		if (to < 0)
 			break;
-		bytes = page_down(min_u64(min_u64(size - s->lfu_off[tier], want),
-					  min_u64(fits(l, (size_t)to), l->budget)));
+		bytes = tierd_ledger_budget_clip(l, min_u64(min_u64(size - s->lfu_off[tier], want),
+							    tierd_ledger_fits(l, (size_t)to)));
 		if (!bytes)
 			break;
-		r = propose(s, l, out, TIERD_REASON_LFU_DEMOTION, tier, (size_t)to,
+		r = propose(s, l, TIERD_REASON_LFU_DEMOTION, tier, (size_t)to,
 			    reg->start + s->lfu_off[tier], bytes);
 		if (r < 0)
 			return r;
@@ -953,7 +759,7 @@ static void sample_candidates(struct migflow_state *s, const struct tierd_hotnes
 		s->keys[i] = sm->addr / TIERD_PAGE_BYTES;
 		s->pick[n++] = i;
 	}
-	tierd_migflow_radix_sort(s->keys, s->pick, s->tmp, n);
+	tierd_radix_sort(s->keys, s->pick, s->tmp, n);
 	for (size_t i = 0; i < n;) {
 		const struct tierd_sample *best = &hot->samples[s->pick[i]];
 		uint64_t page = s->keys[s->pick[i]];
@@ -973,9 +779,9 @@ static void sample_candidates(struct migflow_state *s, const struct tierd_hotnes
 /* One candidate into the fastest tier where it pays and fits; where that
  * tier lacks room, LFU demotion makes some first, so the demotions come
  * right before the promotion that needs them. */
-static int promote_one(struct migflow_state *s, struct ledger *l,
+static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 		       const struct tierd_strategy_input *in, const struct view *v,
-		       const struct candidate *c, struct tierd_action_list *out)
+		       const struct candidate *c)
 {
 	uint64_t start = c->start;
 	int r;
@@ -984,27 +790,26 @@ static int promote_one(struct migflow_state *s, struct ledger *l,
 		size_t to = v->speed[i];
 		uint64_t want, room, bytes;
 
-		if (l->budget < TIERD_PAGE_BYTES)
+		if (!tierd_ledger_has_budget(l))
 			break;
 		/* A slower destination saves less for the same cost. */
 		if (!pays(s, c->accesses, v->lat_ns[c->tier], v->lat_ns[to]))
 			break;
-		want = page_down(min_u64(c->end - start, l->budget));
-		room = fits(l, to);
+		want = tierd_ledger_budget_clip(l, c->end - start);
+		room = tierd_ledger_fits(l, to);
 		/* A byte of room costs a byte of demotion and a byte of
 		 * promotion out of the budget. */
 		if (room < want && c->region != NO_REGION && l->budget > room) {
 			r = make_room(s, l, in, v, to,
-				      min_u64(want - room, page_down((l->budget - room) / 2)),
-				      c->accesses, out);
+				      min_u64(want - room, tierd_page_down((l->budget - room) / 2)),
+				      c->accesses);
 			if (r < 0)
 				return r;
 		}
-		bytes = page_down(min_u64(want, min_u64(fits(l, to), l->budget)));
+		bytes = tierd_ledger_budget_clip(l, min_u64(want, tierd_ledger_fits(l, to)));
 		if (!bytes)
 			continue;
-		r = propose(s, l, out, TIERD_REASON_COST_BENEFIT_PROMOTION, c->tier, to, start,
-			    bytes);
+		r = propose(s, l, TIERD_REASON_COST_BENEFIT_PROMOTION, c->tier, to, start, bytes);
 		if (r < 0)
 			return r;
 		if (c->region != NO_REGION)
@@ -1014,9 +819,8 @@ static int promote_one(struct migflow_state *s, struct ledger *l,
 	return 0;
 }
 
-static int promote(struct migflow_state *s, struct ledger *l,
-		   const struct tierd_strategy_input *in, const struct view *v,
-		   struct tierd_action_list *out)
+static int promote(struct migflow_state *s, struct tierd_ledger *l,
+		   const struct tierd_strategy_input *in, const struct view *v)
 {
 	const struct tierd_hotness *hot = in->hot;
 	int r;
@@ -1026,13 +830,13 @@ static int promote(struct migflow_state *s, struct ledger *l,
 		region_candidates(s, hot, v);
 	else
 		sample_candidates(s, hot, v);
-	tierd_migflow_radix_sort(s->cand_key, s->cand_idx, s->tmp, s->nr_cand);
-	for (size_t i = 0; i < s->nr_cand && l->budget >= TIERD_PAGE_BYTES; i++) {
+	tierd_radix_sort(s->cand_key, s->cand_idx, s->tmp, s->nr_cand);
+	for (size_t i = 0; i < s->nr_cand && tierd_ledger_has_budget(l); i++) {
 		const struct candidate *c = &s->cand[s->cand_idx[i]];
 
 		if (c->region != NO_REGION && s->claim[c->region] != CLAIM_NONE)
 			continue;
-		r = promote_one(s, l, in, v, c, out);
+		r = promote_one(s, l, in, v, c);
 		if (r < 0)
 			return r;
 	}
@@ -1046,7 +850,7 @@ static int migflow_plan(void *state, const struct tierd_strategy_input *in,
 			struct tierd_action_list *out)
 {
 	struct migflow_state *s = state;
-	struct ledger l;
+	struct tierd_ledger l;
 	struct view v;
 	uint64_t first;
 	int r;
@@ -1066,16 +870,16 @@ static int migflow_plan(void *state, const struct tierd_strategy_input *in,
 	if (in->hot->nr_regions)
 		memset(s->claim, CLAIM_NONE, in->hot->nr_regions * sizeof(*s->claim));
 	s->lfu_ready = false;
-	ledger_init(&l, in, &v, phase_left(s, in->now_usec));
-	first = page_down((uint64_t)((unsigned __int128)l.budget * MIGFLOW_QUICK_FIRST_PMY /
-				     TIERD_PMY_ONE));
-	r = quick_demote(s, &l, in, &v, first, out);
+	ledger_init(&l, in, out, phase_left(s, in->now_usec));
+	first = tierd_page_down((uint64_t)((unsigned __int128)l.budget * MIGFLOW_QUICK_FIRST_PMY /
+					   TIERD_PMY_ONE));
+	r = quick_demote(s, &l, in, &v, first);
 	if (r < 0)
 		return r;
-	r = promote(s, &l, in, &v, out);
+	r = promote(s, &l, in, &v);
 	if (r < 0)
 		return r;
-	return quick_demote(s, &l, in, &v, UINT64_MAX, out);
+	return quick_demote(s, &l, in, &v, UINT64_MAX);
 }
 
 void tierd_migflow_stats(const void *state, struct tierd_migflow_stats *ret)

@@ -9,7 +9,6 @@
  * sampled pages; the deferred queue is bounded (TIERD_MOLE_DEFER_MAX), so a
  * lookup in it costs a bounded binary search. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +16,12 @@
 
 #include "mole_hist.h"
 #include "strategy.h"
+#include "strategy_ledger.h"
 #include "strategy_mole.h"
+#include "strategy_params.h"
+#include "strategy_scratch.h"
 #include "units.h"
+#include "util.h"
 
 /* Mole §5 sets the scan period T to "1 second per 1280 MB". tierd's regions
  * cover all of a cgroup every window, so the per-1280 MB part has nothing to
@@ -54,14 +57,6 @@
 #define MOLE_NO_BUCKET UINT8_MAX
 /* Demotion order key: bucket (coldest first), then tier (top first). */
 #define MOLE_MAX_KEYS (TIERD_MOLE_NR_BUCKETS * TIERD_MAX_TIERS)
-/* The sampled-page set stays at most half full, so probes stay short. */
-#define MOLE_MIN_SLOTS 16u
-#define MOLE_SLOT_LOAD 2u
-#define MOLE_SLOT_EMPTY SIZE_MAX
-#define MOLE_HASH_MULT 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio */
-#define MOLE_HASH_SHIFT 32u
-/* Longest JSON text quoted back in an error. */
-#define MOLE_GOT_MAX_CHARS 64
 
 /* This tick's reading of one region. */
 struct mole_region {
@@ -97,20 +92,11 @@ struct mole_cand {
 	uint8_t bucket;
 };
 
-/* What the cgroup may still do this tick, as its proposals use it up. */
-struct mole_ledger {
-	uint64_t room[TIERD_MAX_TIERS];  /* free bytes not yet planned into */
-	uint64_t take[TIERD_MAX_TIERS];  /* bytes its share still allows; UINT64_MAX none */
-	uint64_t budget;
-	size_t cgroup;
-	struct tierd_action_list *out;
-};
-
 struct mole {
 	/* params */
 	uint64_t scan_period_usec;
 	uint64_t time_threshold_usec;
-	uint32_t headroom_pmy;
+	uint64_t headroom_pmy;
 	size_t nr_multipliers;     /* 0: the §5 default */
 	uint32_t multipliers[TIERD_MAX_TIERS];
 
@@ -126,10 +112,10 @@ struct mole {
 	struct mole_deferred deferred[TIERD_MOLE_DEFER_MAX];
 
 	/* scratch kept between ticks: a tick allocates only while it grows */
-	size_t cap_regions, cap_pages, cap_cands, nr_slots, nr_pages;
+	size_t cap_regions, cap_pages, cap_cands, cap_sorted;
 	struct mole_region *regions;
-	struct mole_page *pages;
-	size_t *slots;             /* open addressing: index into pages */
+	struct tierd_page_set sampled;
+	struct mole_page *pages;   /* by the number sampled gave the page */
 	struct mole_cand *cands, *sorted;
 };
 
@@ -138,19 +124,9 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-static uint64_t page_down(uint64_t bytes)
-{
-	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 }
 
 static uint64_t to_pages(uint64_t bytes)
@@ -160,63 +136,9 @@ static uint64_t to_pages(uint64_t bytes)
 
 /* ---- params ---------------------------------------------------------- */
 
-enum mole_key {
-	MOLE_KEY_SCAN_PERIOD,
-	MOLE_KEY_PERIOD_MULTIPLIERS,
-	MOLE_KEY_TIME_THRESHOLD,
-	MOLE_KEY_HEADROOM,
-	MOLE_KEY_NR,
-};
-
-static const char *const mole_keys[MOLE_KEY_NR] = {
-	[MOLE_KEY_SCAN_PERIOD] = "scan_period",
-	[MOLE_KEY_PERIOD_MULTIPLIERS] = "period_multipliers",
-	[MOLE_KEY_TIME_THRESHOLD] = "time_threshold",
-	[MOLE_KEY_HEADROOM] = "headroom",
-};
-
-/* Say the ranges of the MOLE_MIN_ / MOLE_MAX_ constants above. */
-static const char *const mole_expected[MOLE_KEY_NR] = {
-	[MOLE_KEY_SCAN_PERIOD] = "a duration from 10ms to 1h such as \"1s\"",
-	[MOLE_KEY_PERIOD_MULTIPLIERS] =
-		"an array of 1 to 16 integers from 1 to 64, non-increasing from the top "
-		"tier down, such as [4, 3, 2, 1]",
-	[MOLE_KEY_TIME_THRESHOLD] = "a duration from 1ms to 1h such as \"1024ms\"",
-	[MOLE_KEY_HEADROOM] = "a percentage from 0% to 50% such as \"5%\"",
-};
-
-static const char *json_text(json_object *v)
+static int read_multipliers(json_object *v, void *value)
 {
-	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
-static int read_duration(json_object *v, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	uint64_t usec;
-
-	if (!json_object_is_type(v, json_type_string) ||
-	    tierd_parse_duration(json_object_get_string(v), &usec) < 0 || usec < min || usec > max)
-		return -EINVAL;
-	*ret = usec;
-	return 0;
-}
-
-static int read_headroom(json_object *v, uint32_t *ret)
-{
-	const char *rest;
-	uint32_t pmy;
-
-	if (!json_object_is_type(v, json_type_string) ||
-	    tierd_parse_percent(json_object_get_string(v), &pmy, &rest) < 0 || *rest ||
-	    pmy > MOLE_MAX_HEADROOM_PMY)
-		return -EINVAL;
-	*ret = pmy;
-	return 0;
-}
-
-static int read_multipliers(json_object *v, struct mole *m)
-{
+	struct mole *m = value;
 	size_t n;
 
 	if (!json_object_is_type(v, json_type_array))
@@ -241,73 +163,29 @@ static int read_multipliers(json_object *v, struct mole *m)
 	return 0;
 }
 
-static int read_param(struct mole *m, enum mole_key key, json_object *v)
-{
-	switch (key) {
-	case MOLE_KEY_SCAN_PERIOD:
-		return read_duration(v, MOLE_MIN_SCAN_PERIOD_USEC, MOLE_MAX_SCAN_PERIOD_USEC,
-				     &m->scan_period_usec);
-	case MOLE_KEY_PERIOD_MULTIPLIERS:
-		return read_multipliers(v, m);
-	case MOLE_KEY_TIME_THRESHOLD:
-		return read_duration(v, MOLE_MIN_TIME_THRESHOLD_USEC,
-				     MOLE_MAX_TIME_THRESHOLD_USEC, &m->time_threshold_usec);
-	case MOLE_KEY_HEADROOM:
-		return read_headroom(v, &m->headroom_pmy);
-	case MOLE_KEY_NR:
-		break;
-	}
-	return -EINVAL;
-}
-
-static enum mole_key find_key(const char *key)
-{
-	for (enum mole_key k = 0; k < MOLE_KEY_NR; k++)
-		if (strcmp(mole_keys[k], key) == 0)
-			return k;
-	return MOLE_KEY_NR;
-}
-
-static void unknown_key(const char *key, char *err, size_t err_size)
-{
-	int n = snprintf(err, err_size, "\"%s\": unknown key; expected one of: ", key);
-
-	for (enum mole_key k = 0; k < MOLE_KEY_NR && n >= 0 && (size_t)n < err_size; k++)
-		n += snprintf(err + n, err_size - (size_t)n, "%s%s", k ? ", " : "", mole_keys[k]);
-}
-
+/* The expected texts say the ranges of the MOLE_MIN_ / MOLE_MAX_ constants
+ * above. */
 static int parse_params(struct mole *m, const char *params_json, char *err, size_t err_size)
 {
-	json_object *root;
-	int r = 0;
+	const struct tierd_param params[] = {
+		{ .key = "scan_period", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 10ms to 1h such as \"1s\"",
+		  .min = MOLE_MIN_SCAN_PERIOD_USEC, .max = MOLE_MAX_SCAN_PERIOD_USEC,
+		  .value = &m->scan_period_usec },
+		{ .key = "period_multipliers", .kind = TIERD_PARAM_CUSTOM,
+		  .expected = "an array of 1 to 16 integers from 1 to 64, non-increasing from the "
+			      "top tier down, such as [4, 3, 2, 1]",
+		  .value = m, .read = read_multipliers },
+		{ .key = "time_threshold", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 1ms to 1h such as \"1024ms\"",
+		  .min = MOLE_MIN_TIME_THRESHOLD_USEC, .max = MOLE_MAX_TIME_THRESHOLD_USEC,
+		  .value = &m->time_threshold_usec },
+		{ .key = "headroom", .kind = TIERD_PARAM_PERCENT,
+		  .expected = "a percentage from 0% to 50% such as \"5%\"",
+		  .max = MOLE_MAX_HEADROOM_PMY, .value = &m->headroom_pmy },
+	};
 
-	if (!params_json)
-		return 0;
-	root = json_tokener_parse(params_json);
-	if (!root || !json_object_is_type(root, json_type_object)) {
-		snprintf(err, err_size, "expected a JSON object of params, got %.*s",
-			 MOLE_GOT_MAX_CHARS, params_json);
-		r = -EINVAL;
-		goto out;
-	}
-	json_object_object_foreach(root, key, val) {
-		enum mole_key k = find_key(key);
-
-		if (k == MOLE_KEY_NR) {
-			unknown_key(key, err, err_size);
-			r = -EINVAL;
-			goto out;
-		}
-		if (read_param(m, k, val) < 0) {
-			snprintf(err, err_size, "\"%s\": expected %s, got %.*s", mole_keys[k],
-				 mole_expected[k], MOLE_GOT_MAX_CHARS, json_text(val));
-			r = -EINVAL;
-			goto out;
-		}
-	}
-out:
-	json_object_put(root);
-	return r;
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
 /* ---- profiling periods (§4.3, §5) ------------------------------------ */
@@ -343,46 +221,17 @@ static void mole_profile(void *state, const struct tierd_topology *topo, uint64_
 
 /* ---- scratch --------------------------------------------------------- */
 
-static int reserve(void **p, size_t *cap, size_t want, size_t size)
-{
-	void *grown;
-
-	if (want <= *cap)
-		return 0;
-	grown = reallocarray(*p, want, size);
-	if (!grown)
-		return -ENOMEM;
-	*p = grown;
-	*cap = want;
-	return 0;
-}
-
 static int reserve_scratch(struct mole *m, const struct tierd_hotness *hot)
 {
 	size_t nr_cands = TIERD_MOLE_DEFER_MAX + hot->nr_regions + hot->nr_samples;
-	size_t cap_sorted = m->cap_cands;
-	void *p;
-	int r;
+	const struct tierd_reserve_req reqs[] = {
+		{ (void **)&m->regions, &m->cap_regions, hot->nr_regions, sizeof(*m->regions) },
+		{ (void **)&m->pages, &m->cap_pages, hot->nr_samples, sizeof(*m->pages) },
+		{ (void **)&m->sorted, &m->cap_sorted, nr_cands, sizeof(*m->sorted) },
+		{ (void **)&m->cands, &m->cap_cands, nr_cands, sizeof(*m->cands) },
+	};
 
-	p = m->regions;
-	r = reserve(&p, &m->cap_regions, hot->nr_regions, sizeof(*m->regions));
-	m->regions = p;
-	if (r < 0)
-		return r;
-	p = m->pages;
-	r = reserve(&p, &m->cap_pages, hot->nr_samples, sizeof(*m->pages));
-	m->pages = p;
-	if (r < 0)
-		return r;
-	p = m->sorted;
-	r = reserve(&p, &cap_sorted, nr_cands, sizeof(*m->sorted));
-	m->sorted = p;
-	if (r < 0)
-		return r;
-	p = m->cands;
-	r = reserve(&p, &m->cap_cands, nr_cands, sizeof(*m->cands));
-	m->cands = p;
-	return r;
+	return tierd_reserve_all(reqs, TIERD_ARRAY_SIZE(reqs));
 }
 
 /* ---- hotness (§4.4) -------------------------------------------------- */
@@ -435,74 +284,32 @@ static void read_regions(struct mole *m, const struct tierd_hotness *hot)
 	}
 }
 
-static size_t slot_of(const struct mole *m, uint64_t addr)
-{
-	uint64_t h = to_pages(addr) * MOLE_HASH_MULT;
-
-	return (size_t)((h ^ (h >> MOLE_HASH_SHIFT)) & (m->nr_slots - 1));
-}
-
-/* The index of the sampled page at addr, adding it when new. */
-static size_t page_index(struct mole *m, uint64_t addr, bool *ret_new)
-{
-	size_t s = slot_of(m, addr);
-
-	while (m->slots[s] != MOLE_SLOT_EMPTY) {
-		if (m->pages[m->slots[s]].addr == addr) {
-			*ret_new = false;
-			return m->slots[s];
-		}
-		s = (s + 1) & (m->nr_slots - 1);
-	}
-	m->slots[s] = m->nr_pages;
-	*ret_new = true;
-	return m->nr_pages++;
-}
-
-static int reset_pages(struct mole *m, size_t nr_samples)
-{
-	size_t want = MOLE_MIN_SLOTS;
-
-	while (want < nr_samples * MOLE_SLOT_LOAD)
-		want *= 2;
-	if (want > m->nr_slots) {
-		size_t *slots = reallocarray(m->slots, want, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		m->slots = slots;
-		m->nr_slots = want;
-	}
-	for (size_t s = 0; s < m->nr_slots; s++)
-		m->slots[s] = MOLE_SLOT_EMPTY;
-	m->nr_pages = 0;
-	return 0;
-}
-
 /* Hint-fault samples (§4.2): each page once, at its shortest reaccess
  * interval. A sampled page inside a region is also counted with the region;
  * samples are few next to region pages, and looking each up in the regions
  * would not be O(regions + samples). */
 static int read_samples(struct mole *m, const struct tierd_hotness *hot)
 {
-	int r = reset_pages(m, hot->nr_samples);
+	int r = tierd_page_set_reset(&m->sampled, hot->nr_samples);
 
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < hot->nr_samples; i++) {
 		const struct tierd_sample *s = &hot->samples[i];
 		struct mole_page *p;
+		size_t k;
 		bool is_new;
 
 		if (!s->interval_usec || s->tier < 0 || (size_t)s->tier >= m->nr_tiers)
 			continue;
-		p = &m->pages[page_index(m, page_down(s->addr), &is_new)];
+		is_new = tierd_page_set_add(&m->sampled, s->addr, &k);
+		p = &m->pages[k];
 		if (!is_new && p->interval_usec <= s->interval_usec)
 			continue;
-		*p = (struct mole_page){ .addr = page_down(s->addr), .tier = (size_t)s->tier,
+		*p = (struct mole_page){ .addr = tierd_page_down(s->addr), .tier = (size_t)s->tier,
 					 .interval_usec = s->interval_usec };
 	}
-	for (size_t i = 0; i < m->nr_pages; i++) {
+	for (size_t i = 0; i < m->sampled.nr; i++) {
 		struct mole_page *p = &m->pages[i];
 
 		p->bucket = (uint8_t)tierd_mole_bucket(p->interval_usec, m->time_threshold_usec);
@@ -527,7 +334,7 @@ static void update_thresholds(struct mole *m, const struct tierd_strategy_input 
 			bytes = min_u64(bytes, in->share_bytes[t]);
 		capacity_pages[t] = to_pages(bytes);
 	}
-	tierd_mole_thresholds(&m->hist, capacity_pages, m->headroom_pmy, m->threshold);
+	tierd_mole_thresholds(&m->hist, capacity_pages, (uint32_t)m->headroom_pmy, m->threshold);
 	m->has_thresholds = true;
 }
 
@@ -626,7 +433,7 @@ static void refresh_from_regions(struct mole *m, const struct tierd_hotness *hot
  * deferred on its own is refreshed, or dropped when no longer hot. */
 static void refresh_from_pages(struct mole *m, uint64_t now)
 {
-	for (size_t i = 0; i < m->nr_pages && m->nr_deferred; i++) {
+	for (size_t i = 0; i < m->sampled.nr && m->nr_deferred; i++) {
 		struct mole_page *p = &m->pages[i];
 		size_t j = deferred_lower_bound(m, p->addr + 1);
 		struct mole_deferred *d;
@@ -680,9 +487,9 @@ static void defer(struct mole *m, const struct mole_cand *c, uint64_t start, uin
 /* §3.1: what the actuator could not carry out of last tick's plan. */
 static void account_feedback(struct mole *m, const struct tierd_feedback *fb)
 {
-	m->stats.promote_failed = add_sat(m->stats.promote_failed,
+	m->stats.promote_failed = tierd_add_sat(m->stats.promote_failed,
 					  to_pages(fb->promote_failed_bytes));
-	m->stats.demote_failed = add_sat(m->stats.demote_failed,
+	m->stats.demote_failed = tierd_add_sat(m->stats.demote_failed,
 					 to_pages(fb->demote_failed_bytes));
 }
 
@@ -711,52 +518,6 @@ static void mole_observe(void *state, const struct tierd_strategy_input *in)
 
 /* ---- plan ------------------------------------------------------------ */
 
-static void ledger_init(struct mole_ledger *l, const struct mole *m,
-			const struct tierd_strategy_input *in, struct tierd_action_list *out)
-{
-	memset(l, 0, sizeof(*l));
-	l->budget = in->budget_bytes;
-	l->cgroup = in->cgroup;
-	l->out = out;
-	for (size_t t = 0; t < m->nr_tiers; t++) {
-		uint64_t held = 0;
-
-		if (in->standing)
-			held = in->standing->tiers[t].anon_bytes + in->standing->tiers[t].file_bytes;
-
-		l->room[t] = in->room_bytes[t];
-		if (in->share_bytes[t] == TIERD_SHARE_NONE)
-			l->take[t] = UINT64_MAX;
-		else
-			l->take[t] = in->share_bytes[t] > held ? in->share_bytes[t] - held : 0;
-	}
-}
-
-/* Page-aligned bytes the cgroup may still put on a tier: room and share. */
-static uint64_t ledger_fits(const struct mole_ledger *l, size_t tier)
-{
-	return page_down(min_u64(l->room[tier], l->take[tier]));
-}
-
-/* Proposes moving [start, start + bytes) and books it as the engine will:
- * the destination loses room and share, the source gains them back. */
-static int ledger_move(struct mole_ledger *l, enum tierd_reason reason, size_t from, size_t to,
-		       uint64_t start, uint64_t bytes)
-{
-	struct tierd_action a = { .kind = TIERD_ACTION_MIGRATE, .reason = reason,
-				  .cgroup = l->cgroup, .from_tier = from, .to_tier = to,
-				  .start = start, .end = start + bytes, .bytes = bytes };
-
-	l->room[to] -= bytes;
-	l->room[from] = add_sat(l->room[from], bytes);
-	if (l->take[to] != UINT64_MAX)
-		l->take[to] -= bytes;
-	if (l->take[from] != UINT64_MAX)
-		l->take[from] = add_sat(l->take[from], bytes);
-	l->budget -= bytes;
-	return tierd_action_list_push(l->out, &a);
-}
-
 /* Stable counting sort by key: O(n + keys). */
 static void sort_cands(const struct mole_cand *in, size_t n, struct mole_cand *out)
 {
@@ -774,8 +535,7 @@ static void sort_cands(const struct mole_cand *in, size_t n, struct mole_cand *o
  * tier above the lowest, goes straight to the lowest tier, never to an
  * intermediate one, so those stay free for promotions. Coldest first, from
  * the top tier first within a bucket. */
-static int stage_demotions(struct mole *m, const struct tierd_hotness *hot,
-			   struct mole_ledger *l)
+static int stage_demotions(struct mole *m, const struct tierd_hotness *hot, struct tierd_ledger *l)
 {
 	size_t lowest = m->nr_tiers - 1, n = 0;
 
@@ -793,17 +553,18 @@ static int stage_demotions(struct mole *m, const struct tierd_hotness *hot,
 		};
 	}
 	sort_cands(m->cands, n, m->sorted);
-	for (size_t i = 0; i < n && l->budget >= TIERD_PAGE_BYTES; i++) {
+	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
 		const struct mole_cand *c = &m->sorted[i];
-		uint64_t want = page_down(min_u64(c->end - c->start, l->budget));
-		uint64_t bytes = min_u64(want, ledger_fits(l, lowest));
+		uint64_t want = tierd_ledger_budget_clip(l, c->end - c->start);
+		uint64_t bytes = min_u64(want, tierd_ledger_fits(l, lowest));
 		int r;
 
 		m->stats.demote_attempts += to_pages(want);
 		m->stats.demote_no_room += to_pages(want - bytes);
 		if (!bytes)
 			continue;
-		r = ledger_move(l, TIERD_REASON_STAGING_DEMOTION, c->tier, lowest, c->start, bytes);
+		r = tierd_ledger_move(l, TIERD_REASON_STAGING_DEMOTION, c->tier, lowest, c->start,
+				      bytes);
 		if (r < 0)
 			return r;
 	}
@@ -840,7 +601,7 @@ static size_t promotion_cands(struct mole *m, const struct tierd_hotness *hot)
 						    .tier = (size_t)r->tier, .deferred = SIZE_MAX,
 						    .key = mr->bucket, .bucket = mr->bucket };
 	}
-	for (size_t i = 0; i < m->nr_pages; i++) {
+	for (size_t i = 0; i < m->sampled.nr; i++) {
 		const struct mole_page *p = &m->pages[i];
 
 		if (p->claimed || target_tier(m, p->tier, p->bucket) < 0)
@@ -856,25 +617,25 @@ static size_t promotion_cands(struct mole *m, const struct tierd_hotness *hot)
 /* §4.5.2 targeted promotion of one range: to the tier its interval
  * matches; what that tier cannot take, to the next lower tier if that is
  * still above where it sits; what neither can take is deferred. */
-static int promote(struct mole *m, struct mole_ledger *l, const struct mole_cand *c,
+static int promote(struct mole *m, struct tierd_ledger *l, const struct mole_cand *c,
 		   uint64_t now)
 {
 	size_t target = (size_t)target_tier(m, c->tier, c->bucket), fallback = target + 1;
 	bool retry = c->deferred != SIZE_MAX;
-	uint64_t want = page_down(min_u64(c->end - c->start, l->budget));
-	uint64_t placed = min_u64(want, ledger_fits(l, target)), fell = 0, left, rest;
+	uint64_t want = tierd_ledger_budget_clip(l, c->end - c->start);
+	uint64_t placed = min_u64(want, tierd_ledger_fits(l, target)), fell = 0, left, rest;
 	int r = 0;
 
 	m->stats.promote_attempts += to_pages(want);
 	if (placed)
-		r = ledger_move(l, retry ? TIERD_REASON_DEFERRED_PROMOTION
-					 : TIERD_REASON_TARGETED_PROMOTION,
-				c->tier, target, c->start, placed);
+		r = tierd_ledger_move(l, retry ? TIERD_REASON_DEFERRED_PROMOTION
+					       : TIERD_REASON_TARGETED_PROMOTION,
+				      c->tier, target, c->start, placed);
 	if (!r && fallback < c->tier)
-		fell = min_u64(want - placed, ledger_fits(l, fallback));
+		fell = min_u64(want - placed, tierd_ledger_fits(l, fallback));
 	if (fell)
-		r = ledger_move(l, TIERD_REASON_PROMOTION_FALLBACK, c->tier, fallback,
-				c->start + placed, fell);
+		r = tierd_ledger_move(l, TIERD_REASON_PROMOTION_FALLBACK, c->tier, fallback,
+				      c->start + placed, fell);
 	if (r < 0)
 		return r;
 	left = want - placed - fell;
@@ -894,13 +655,13 @@ static int promote(struct mole *m, struct mole_ledger *l, const struct mole_cand
 }
 
 static int target_promotions(struct mole *m, const struct tierd_strategy_input *in,
-			     struct mole_ledger *l)
+			     struct tierd_ledger *l)
 {
 	size_t n = promotion_cands(m, in->hot);
 
 	sort_cands(m->cands, n, m->sorted);
 	m->defer_cursor = 0;
-	for (size_t i = 0; i < n && l->budget >= TIERD_PAGE_BYTES; i++) {
+	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
 		int r = promote(m, l, &m->sorted[i], in->now_usec);
 
 		if (r < 0)
@@ -916,14 +677,14 @@ static int mole_plan(void *state, const struct tierd_strategy_input *in,
 		     struct tierd_action_list *out)
 {
 	struct mole *m = state;
-	struct mole_ledger l;
+	struct tierd_ledger l;
 	int r;
 
 	if (m->error)
 		return m->error;
 	if (!m->has_thresholds || m->nr_tiers < 2)
 		return 0;
-	ledger_init(&l, m, in, out);
+	tierd_ledger_init(&l, in, out);
 	r = stage_demotions(m, in->hot, &l);
 	if (r < 0)
 		return r;
@@ -939,8 +700,8 @@ static void mole_free(void *state)
 	if (!m)
 		return;
 	free(m->regions);
+	tierd_page_set_free(&m->sampled);
 	free(m->pages);
-	free(m->slots);
 	free(m->cands);
 	free(m->sorted);
 	free(m);

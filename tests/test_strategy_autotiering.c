@@ -2,12 +2,12 @@
  * promotion falling back below a full tier 0 and counting the failed
  * attempt, hottest regions first, stepwise demotion skipping a full tier
  * (Mole §1, §3.1, 000_bbe4f560f9caaec8.txt), and its params errors. */
-#include <errno.h>
-
 #include "../policy/strategy_autotiering.h"
-#include "baseline_fixture.h"
+#include "strategy_fixture.h"
 
 TIERD_TEST_MAIN_COUNTS;
+
+static const struct tierd_strategy_ops *const ops = &tierd_strategy_autotiering;
 
 static struct tierd_baseline_stats stats(const struct fixture *f)
 {
@@ -15,16 +15,6 @@ static struct tierd_baseline_stats stats(const struct fixture *f)
 
 	tierd_autotiering_stats(f->state, &st);
 	return st;
-}
-
-static void check_param_error(const char *params, const char *expected)
-{
-	char err[256] = "";
-	void *state = NULL;
-
-	CHECK_EQ_INT(tierd_strategy_autotiering.init(params, &state, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, expected);
-	CHECK(state == NULL);
 }
 
 static void test_params(void)
@@ -40,22 +30,22 @@ static void test_params(void)
 		     0);
 	tierd_strategy_autotiering.free(state);
 
-	check_param_error("{\"hot_accesses\": 0}",
+	check_param_error(ops, "{\"hot_accesses\": 0}",
 			  "\"hot_accesses\": expected an integer from 1 to 4294967295, got 0");
-	check_param_error("{\"hot_accesses\": \"2\"}",
+	check_param_error(ops, "{\"hot_accesses\": \"2\"}",
 			  "\"hot_accesses\": expected an integer from 1 to 4294967295, got \"2\"");
-	check_param_error("{\"hot_accesses\": true}",
+	check_param_error(ops, "{\"hot_accesses\": true}",
 			  "\"hot_accesses\": expected an integer from 1 to 4294967295, got true");
-	check_param_error("{\"watermark\": \"0.5\"}",
+	check_param_error(ops, "{\"watermark\": \"0.5\"}",
 			  "\"watermark\": expected a percentage of the tier's capacity such as "
 			  "\"0.2%\", got \"0.5\"");
-	check_param_error("{\"watermark\": \"100.5%\"}",
+	check_param_error(ops, "{\"watermark\": \"100.5%\"}",
 			  "\"watermark\": expected a percentage of the tier's capacity such as "
 			  "\"0.2%\", got \"100.5%\"");
-	check_param_error("{\"hot_threshold\": \"1s\"}",
+	check_param_error(ops, "{\"hot_threshold\": \"1s\"}",
 			  "\"hot_threshold\": unknown key; expected one of: hot_accesses, "
 			  "watermark");
-	check_param_error("\"greedy\"", "expected a JSON object of params, got \"greedy\"");
+	check_param_error(ops, "\"greedy\"", "expected a JSON object of params, got \"greedy\"");
 }
 
 /* Tier 0 full: a hot page on tier 3 falls back to tier 1; one on tier 1 has
@@ -67,7 +57,7 @@ static void test_fallback_when_tier0_full(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_sample(&f, 0x100000, 3, 0);
 	fixture_sample(&f, 0x200000, 1, 0);
 	fixture_sample(&f, 0x300000, 2, 0);
@@ -75,8 +65,8 @@ static void test_fallback_when_tier0_full(void)
 	fixture_sample(&f, 0x400000, 0, 0);    /* on top already */
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	CHECK_MOVE(&f, 0, TIERD_REASON_GREEDY_PROMOTION, 3, 1, 0x100000, PAGE);
-	CHECK_MOVE(&f, 1, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 0x300000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_GREEDY_PROMOTION, 3, 1, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 0x300000, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 3);
 	CHECK_EQ_U64(st.promote_failed, 3);
@@ -84,11 +74,11 @@ static void test_fallback_when_tier0_full(void)
 	fixture_done(&f);
 
 	/* Mole Figure 1(a): tiers 0 and 1 full, the page lands on tier 2. */
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_fig1, NULL);
+	fixture_baseline(&f, ops, GIB, free_fig1, NULL);
 	fixture_sample(&f, 0x100000, 3, 0);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_GREEDY_PROMOTION, 3, 2, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_GREEDY_PROMOTION, 3, 2, 0x100000, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_failed, 1);
 	CHECK_EQ_U64(st.promote_fallbacks, 1);
@@ -102,13 +92,13 @@ static void test_share_full(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	f.standing.tiers[0].anon_bytes = 100 * MIB;
 	f.in.share_bytes[0] = 100 * MIB;
 	fixture_sample(&f, 0x100000, 2, 0);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 0x100000, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_failed, 1);
 	CHECK_EQ_U64(st.promote_fallbacks, 1);
@@ -124,15 +114,15 @@ static void test_greedy_regions(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, "{\"hot_accesses\": 2}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"hot_accesses\": 2}");
 	fixture_region(&f, 0, 8 * MIB, 2, 5, 3, 100 * MSEC);
 	fixture_region(&f, 8 * MIB, 8 * MIB, 3, 1, 3, 100 * MSEC);
 	fixture_region(&f, 16 * MIB, 4 * MIB, 1, 20, 3, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 3);
-	CHECK_MOVE(&f, 0, TIERD_REASON_GREEDY_PROMOTION, 1, 0, 16 * MIB, 4 * MIB);
-	CHECK_MOVE(&f, 1, TIERD_REASON_GREEDY_PROMOTION, 2, 0, 0, 2 * MIB);
-	CHECK_MOVE(&f, 2, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 2 * MIB, 6 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_GREEDY_PROMOTION, 1, 0, 16 * MIB, 4 * MIB);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_GREEDY_PROMOTION, 2, 0, 0, 2 * MIB);
+	CHECK_MOVE(&f.out, 2, TIERD_REASON_GREEDY_PROMOTION, 2, 1, 2 * MIB, 6 * MIB);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 12 * MIB / PAGE);
 	CHECK_EQ_U64(st.promote_failed, 6 * MIB / PAGE);
@@ -150,7 +140,7 @@ static void test_stepwise_skips_full_tier(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, "{\"watermark\": \"25%\"}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"watermark\": \"25%\"}");
 	fixture_region(&f, 0, 16 * MIB, 0, 0, 300, 100 * MSEC);          /* X */
 	fixture_region(&f, 16 * MIB, 32 * MIB, 0, 0, 70000, 100 * MSEC); /* Y: oldest */
 	fixture_region(&f, 48 * MIB, 32 * MIB, 0, 0, 2, 100 * MSEC);     /* Z */
@@ -159,10 +149,10 @@ static void test_stepwise_skips_full_tier(void)
 	fixture_region(&f, 2 * GIB, 4 * MIB, 3, 0, 1, 100 * MSEC);       /* lowest tier */
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 4);
-	CHECK_MOVE(&f, 0, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 16 * MIB, 32 * MIB);
-	CHECK_MOVE(&f, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 0, 16 * MIB);
-	CHECK_MOVE(&f, 2, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 48 * MIB, 8 * MIB);
-	CHECK_MOVE(&f, 3, TIERD_REASON_STEPWISE_DEMOTION, 1, 2, GIB, 4 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 16 * MIB, 32 * MIB);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 0, 16 * MIB);
+	CHECK_MOVE(&f.out, 2, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 48 * MIB, 8 * MIB);
+	CHECK_MOVE(&f.out, 3, TIERD_REASON_STEPWISE_DEMOTION, 1, 2, GIB, 4 * MIB);
 	st = stats(&f);
 	CHECK_EQ_U64(st.demote_attempts, 60 * MIB / PAGE);
 	CHECK_EQ_U64(st.demote_failed, 0);
@@ -175,12 +165,12 @@ static void test_stepwise_split(void)
 	const uint64_t free_bytes[4] = { 250 * MIB, 4 * MIB, 800 * MIB, 800 * MIB };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, "{\"watermark\": \"25%\"}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"watermark\": \"25%\"}");
 	fixture_region(&f, 0, 10 * MIB, 0, 0, 7, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	CHECK_MOVE(&f, 0, TIERD_REASON_STEPWISE_DEMOTION, 0, 1, 0, 4 * MIB);
-	CHECK_MOVE(&f, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 4 * MIB, 2 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_STEPWISE_DEMOTION, 0, 1, 0, 4 * MIB);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 2, 4 * MIB, 2 * MIB);
 	fixture_done(&f);
 }
 
@@ -191,7 +181,7 @@ static void test_demotion_failure(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, "{\"watermark\": \"25%\"}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"watermark\": \"25%\"}");
 	fixture_region(&f, 0, 8 * MIB, 0, 0, 7, 100 * MSEC);
 	fixture_region(&f, 8 * MIB, 8 * MIB, 0, 0, 3, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
@@ -208,14 +198,14 @@ static void test_promote_then_demote(void)
 	const uint64_t free_bytes[4] = { 4 * PAGE, 512 * MIB, 512 * MIB, 512 * MIB };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_sample(&f, 0x100000, 2, 0);
 	fixture_region(&f, 0, 8 * MIB, 0, 0, 7, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	CHECK_MOVE(&f, 0, TIERD_REASON_GREEDY_PROMOTION, 2, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_GREEDY_PROMOTION, 2, 0, 0x100000, PAGE);
 	/* 0.2% of 1G rounded up to pages, less the 3 pages left free. */
-	CHECK_MOVE(&f, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 1, 0, 525 * PAGE - 3 * PAGE);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_STEPWISE_DEMOTION, 0, 1, 0, 525 * PAGE - 3 * PAGE);
 	fixture_done(&f);
 }
 
@@ -225,7 +215,7 @@ static void test_profile(void)
 	uint64_t interval[TIERD_MAX_TIERS] = { 0 };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_autotiering, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	tierd_strategy_autotiering.profile(f.state, &f.topo, interval);
 	for (size_t t = 0; t < FIXTURE_TIERS; t++)
 		CHECK_EQ_U64(interval[t], SEC);

@@ -3,56 +3,32 @@
  * set sized to the fast tier (and to a smaller pool share), the exchange,
  * the multi-level queue's do-not-disturb waits, the tracking clock switch and
  * the params errors. Sizes are in pages so the expected values read plainly. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "check.h"
 #include "../policy/hmmv_bucket.h"
 #include "../policy/strategy_hmmv.h"
-#include "../policy/units.h"
+#include "strategy_fixture.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define PAGE TIERD_PAGE_BYTES
-#define MIB (1024ull * 1024)
-#define NR_TIERS 4
+#define NR_TIERS FIXTURE_TIERS
 #define WINDOW_USEC (600 * TIERD_USEC_PER_MSEC)
 #define SAMPLES_PER_WINDOW 20u
 #define AGGR_USEC (100 * TIERD_USEC_PER_MSEC)
 /* Region addresses: region i starts at BASE + i MiB, far apart. */
 #define BASE (1ull << 32)
 
-struct fixture {
-	struct tierd_topology topo;
-	struct tierd_cgroup_obs obs;
-	struct tierd_cgroup_standing standing;
-	struct tierd_feedback feedback;
-	struct tierd_hotness hot;
-	struct tierd_strategy_input in;
-	struct tierd_action_list out;
-	void *state;
-};
+static const struct tierd_strategy_ops *const ops = &tierd_strategy_hmmv;
 
 /* One node per tier; total and free in pages. */
 static void four_tiers(struct tierd_topology *topo, const uint64_t *total_pages,
 		       const uint64_t *free_pages)
 {
-	struct tierd_nodeset sets[NR_TIERS];
-	char err[128];
+	uint64_t total[NR_TIERS], free_bytes[NR_TIERS];
 
-	memset(topo, 0, sizeof(*topo));
-	topo->nr_nodes = NR_TIERS;
-	for (int i = 0; i < NR_TIERS; i++) {
-		topo->nodes[i] = (struct tierd_node){ .nid = i,
-						      .total_bytes = total_pages[i] * PAGE,
-						      .free_bytes = free_pages[i] * PAGE };
-		tierd_nodeset_clear(&sets[i]);
-		(void)tierd_nodeset_add(&sets[i], i);
+	for (size_t t = 0; t < NR_TIERS; t++) {
+		total[t] = total_pages[t] * PAGE;
+		free_bytes[t] = free_pages[t] * PAGE;
 	}
-	if (tierd_topology_assign_tiers(topo, sets, NULL, NR_TIERS, TIERD_TIERS_CONFIG, err,
-					sizeof(err)))
-		abort();
+	fixture_topology(topo, NR_TIERS, total, free_bytes, NULL);
 }
 
 static struct tierd_region region(unsigned i, uint64_t pages, int tier, uint32_t accesses)
@@ -66,8 +42,6 @@ static struct tierd_region region(unsigned i, uint64_t pages, int tier, uint32_t
 static void setup(struct fixture *f, const char *params, const uint64_t *total_pages,
 		  const uint64_t *free_pages, const uint64_t *held_pages)
 {
-	char err[256] = "";
-
 	memset(f, 0, sizeof(*f));
 	four_tiers(&f->topo, total_pages, free_pages);
 	f->obs.id = 1;
@@ -75,8 +49,8 @@ static void setup(struct fixture *f, const char *params, const uint64_t *total_p
 		f->obs.anon_bytes[t] = held_pages[t] * PAGE;
 		f->standing.tiers[t].anon_bytes = held_pages[t] * PAGE;
 	}
-	CHECK_EQ_INT(tierd_strategy_hmmv.init(params, &f->state, err, sizeof(err)), 0);
-	CHECK_EQ_STR(err, "");
+	CHECK_EQ_INT(fixture_start(f, ops, params), 0);
+	CHECK_EQ_STR(f->err, "");
 }
 
 /* One window: observe then plan, with the machine's free bytes as room and
@@ -84,45 +58,18 @@ static void setup(struct fixture *f, const char *params, const uint64_t *total_p
 static void input(struct fixture *f, const struct tierd_region *regions, size_t n, uint64_t now)
 {
 	f->hot = (struct tierd_hotness){ .nr_regions = n, .regions = regions };
-	f->in = (struct tierd_strategy_input){
-		.now_usec = now,
-		.topo = &f->topo,
-		.obs = &f->obs,
-		.hot = &f->hot,
-		.feedback = &f->feedback,
-		.standing = &f->standing,
-		.budget_bytes = UINT64_MAX,
-	};
-	for (size_t t = 0; t < TIERD_MAX_TIERS; t++) {
-		f->in.share_bytes[t] = TIERD_SHARE_NONE;
-		f->in.room_bytes[t] = t < NR_TIERS ? f->topo.tiers[t].free_bytes : 0;
-	}
+	fixture_wire(f);
+	f->in.now_usec = now;
 }
 
 static int step(struct fixture *f)
 {
-	f->out.nr = 0;
-	tierd_strategy_hmmv.observe(f->state, &f->in);
-	return tierd_strategy_hmmv.plan(f->state, &f->in, &f->out);
+	return fixture_tick(f, f->in.now_usec);
 }
 
-static void done(struct fixture *f)
-{
-	tierd_strategy_hmmv.free(f->state);
-	tierd_action_list_free(&f->out);
-}
-
-static void check_action(const struct tierd_action *a, enum tierd_reason reason, size_t from,
-			 size_t to, uint64_t start, uint64_t pages)
-{
-	CHECK_EQ_INT(a->kind, TIERD_ACTION_MIGRATE);
-	CHECK_EQ_INT(a->reason, reason);
-	CHECK_EQ_INT(a->from_tier, from);
-	CHECK_EQ_INT(a->to_tier, to);
-	CHECK_EQ_U64(a->start, start);
-	CHECK_EQ_U64(a->end, start + pages * PAGE);
-	CHECK_EQ_U64(a->bytes, pages * PAGE);
-}
+/* Action *a moves `pages` pages from start. */
+#define CHECK_PAGES(a, reason, from, to, start, pages)                          \
+	CHECK_ACTION(a, reason, from, to, start, (pages) * PAGE)
 
 static const uint64_t big_total[NR_TIERS] = { 64, 64, 64, 64 };
 static const uint64_t big_free[NR_TIERS] = { 64, 64, 64, 64 };
@@ -163,12 +110,12 @@ static void test_degree_weights(void)
 	CHECK_EQ_INT(step(&f), 0);
 	CHECK_EQ_INT(f.out.nr, 4);
 	if (f.out.nr == 4) {
-		check_action(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[2].start, 1);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[3].start, 1);
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[2].start, 1);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[3].start, 1);
 		CHECK_EQ_U64(f.out.items[2].start, r[1].start);
 		CHECK_EQ_U64(f.out.items[3].start, r[0].start);
 	}
-	done(&f);
+	fixture_done(&f);
 
 	/* 3:1 instead: 6, 1, 12, 4. */
 	setup(&f, "{\"round_windows\": 1, \"read_weight\": 3, \"write_weight\": 1}", big_total,
@@ -182,7 +129,7 @@ static void test_degree_weights(void)
 		CHECK_EQ_U64(f.out.items[2].start, r[3].start);
 		CHECK_EQ_U64(f.out.items[3].start, r[1].start);
 	}
-	done(&f);
+	fixture_done(&f);
 }
 
 /* A round sums its windows (HMM-V §3.2): nothing is planned before the first
@@ -204,7 +151,7 @@ static void test_round(void)
 		CHECK_EQ_U64(f.out.items[0].start, r[1].start);
 		CHECK_EQ_U64(f.out.items[1].start, r[0].start);
 	}
-	done(&f);
+	fixture_done(&f);
 }
 
 /* Tier 0 of 8 pages, empty: the hot set is the hottest 8 pages, the last
@@ -227,12 +174,12 @@ static void test_hot_set(void)
 	CHECK_EQ_U64(st.hot_set_pages, 8);
 	CHECK_EQ_INT(f.out.nr, 3);
 	if (f.out.nr == 3) {
-		check_action(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[0].start, 4);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[1].start, 2);
-		check_action(&f.out.items[2], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[2].start, 2);
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[0].start, 4);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[1].start, 2);
+		CHECK_PAGES(&f.out.items[2], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[2].start, 2);
 	}
 	CHECK_EQ_U64(st.promoted_bytes, 8 * PAGE);
-	done(&f);
+	fixture_done(&f);
 
 	/* Pool mode: the engine's share of tier 0 is what reaches the strategy. */
 	setup(&f, "{\"round_windows\": 1}", total, free_pages, nothing_held);
@@ -243,10 +190,10 @@ static void test_hot_set(void)
 	CHECK_EQ_U64(st.hot_set_pages, 5);
 	CHECK_EQ_INT(f.out.nr, 2);
 	if (f.out.nr == 2) {
-		check_action(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[0].start, 4);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[1].start, 1);
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[0].start, 4);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[1].start, 1);
 	}
-	done(&f);
+	fixture_done(&f);
 }
 
 /* Bytes the actions put on tier 0 beyond `room`, at the worst point: the
@@ -290,20 +237,20 @@ static void test_exchange(void)
 	CHECK_EQ_INT(step(&f), 0);
 	CHECK_EQ_INT(f.out.nr, 6);
 	if (f.out.nr == 6) {
-		check_action(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 2, r[2].start, 2);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[3].start, 2);
-		check_action(&f.out.items[2], TIERD_REASON_EXCHANGE_DEMOTION, 0, 1, r[0].start, 2);
-		check_action(&f.out.items[3], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[4].start, 2);
-		check_action(&f.out.items[4], TIERD_REASON_EXCHANGE_DEMOTION, 0, 3,
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 2, r[2].start, 2);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[3].start, 2);
+		CHECK_PAGES(&f.out.items[2], TIERD_REASON_EXCHANGE_DEMOTION, 0, 1, r[0].start, 2);
+		CHECK_PAGES(&f.out.items[3], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, r[4].start, 2);
+		CHECK_PAGES(&f.out.items[4], TIERD_REASON_EXCHANGE_DEMOTION, 0, 3,
 			     r[0].start + 2 * PAGE, 2);
-		check_action(&f.out.items[5], TIERD_REASON_HOT_SET_PROMOTION, 3, 0, r[5].start, 2);
+		CHECK_PAGES(&f.out.items[5], TIERD_REASON_HOT_SET_PROMOTION, 3, 0, r[5].start, 2);
 	}
 	CHECK_EQ_INT(tier0_overfill(&f.out, 0), 0);
 	tierd_hmmv_stats(f.state, &st);
 	CHECK_EQ_U64(st.hot_set_pages, 8);
 	CHECK_EQ_U64(st.promoted_bytes, 6 * PAGE);
 	CHECK_EQ_U64(st.demoted_bytes, 6 * PAGE);
-	done(&f);
+	fixture_done(&f);
 }
 
 /* One page of room: only one page is demoted for a two-page promotion. */
@@ -321,11 +268,11 @@ static void test_exchange_room(void)
 	CHECK_EQ_INT(step(&f), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
 	if (f.out.nr == 2) {
-		check_action(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 1, q[2].start, 1);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, q[0].start, 2);
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 1, q[2].start, 1);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 1, 0, q[0].start, 2);
 	}
 	CHECK_EQ_INT(tier0_overfill(&f.out, 1 * PAGE), 0);
-	done(&f);
+	fixture_done(&f);
 }
 
 /* A budget of 3 pages and no room pays for one page each way; with no cold
@@ -348,16 +295,16 @@ static void test_exchange_limits(void)
 	CHECK_EQ_INT(step(&f), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
 	if (f.out.nr == 2) {
-		check_action(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 2, r[2].start, 1);
-		check_action(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[3].start, 1);
+		CHECK_PAGES(&f.out.items[0], TIERD_REASON_EXCHANGE_DEMOTION, 0, 2, r[2].start, 1);
+		CHECK_PAGES(&f.out.items[1], TIERD_REASON_HOT_SET_PROMOTION, 2, 0, r[3].start, 1);
 	}
-	done(&f);
+	fixture_done(&f);
 
 	setup(&f, "{\"round_windows\": 1}", total, free_pages, held);
 	input(&f, full, 2, 0);
 	CHECK_EQ_INT(step(&f), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	done(&f);
+	fixture_done(&f);
 }
 
 /* Multi-level queue (HMM-V §3.2): accessed each time it is sampled, a region
@@ -418,7 +365,7 @@ static void test_dnd(void)
 	tierd_hmmv_stats(f.state, &st);
 	CHECK_EQ_U64(st.skipped_dnd, 1 + 2 + 4);
 	CHECK_EQ_U64(st.windows, 11);
-	done(&f);
+	fixture_done(&f);
 }
 
 /* Clock switch (HMM-V §3.2): quiet rounds raise the counter up to its limit;
@@ -475,17 +422,7 @@ static void test_tracking(void)
 	CHECK_EQ_INT(st.quiet_counter, 0);
 	CHECK(st.tracking_on);
 	CHECK_EQ_U64(st.migrated_bytes, 4 * 2 * MIB);
-	done(&f);
-}
-
-static void check_param_error(const char *params, const char *expected)
-{
-	char err[256] = "";
-	void *state = NULL;
-
-	CHECK_EQ_INT(tierd_strategy_hmmv.init(params, &state, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, expected);
-	CHECK(state == NULL);
+	fixture_done(&f);
 }
 
 static void test_params(void)
@@ -513,31 +450,31 @@ static void test_params(void)
 	CHECK_EQ_U64(interval[0], TIERD_USEC_PER_SEC);
 	tierd_strategy_hmmv.free(state);
 
-	check_param_error("{\"weight\": 1}",
+	check_param_error(ops, "{\"weight\": 1}",
 			  "\"weight\": unknown key; expected one of: read_weight, write_weight, "
 			  "round_windows, max_level, monitoring_window, clock_period, "
 			  "quiet_migration, quiet_limit");
-	check_param_error("{\"read_weight\": \"1\"}",
+	check_param_error(ops, "{\"read_weight\": \"1\"}",
 			  "\"read_weight\": expected an integer from 1 to 1000, got \"1\"");
-	check_param_error("{\"write_weight\": 0}",
+	check_param_error(ops, "{\"write_weight\": 0}",
 			  "\"write_weight\": expected an integer from 1 to 1000, got 0");
-	check_param_error("{\"write_weight\": 1.5}",
+	check_param_error(ops, "{\"write_weight\": 1.5}",
 			  "\"write_weight\": expected an integer from 1 to 1000, got 1.5");
-	check_param_error("{\"round_windows\": 65}",
+	check_param_error(ops, "{\"round_windows\": 65}",
 			  "\"round_windows\": expected an integer from 1 to 64, got 65");
-	check_param_error("{\"max_level\": -1}",
+	check_param_error(ops, "{\"max_level\": -1}",
 			  "\"max_level\": expected an integer from 0 to 16, got -1");
-	check_param_error("{\"monitoring_window\": \"500us\"}",
+	check_param_error(ops, "{\"monitoring_window\": \"500us\"}",
 			  "\"monitoring_window\": expected a duration of 1ms or more such as "
 			  "\"600ms\", got \"500us\"");
-	check_param_error("{\"clock_period\": 3}",
+	check_param_error(ops, "{\"clock_period\": 3}",
 			  "\"clock_period\": expected a duration of 1ms or more such as \"1m\", "
 			  "got 3");
-	check_param_error("{\"quiet_migration\": \"12X\"}",
+	check_param_error(ops, "{\"quiet_migration\": \"12X\"}",
 			  "\"quiet_migration\": expected a size such as \"256M\", got \"12X\"");
-	check_param_error("{\"quiet_limit\": 65}",
+	check_param_error(ops, "{\"quiet_limit\": 65}",
 			  "\"quiet_limit\": expected an integer from 0 to 64, got 65");
-	check_param_error("[1]", "expected a JSON object of params, got [1]");
+	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
 }
 
 int main(void)

@@ -2,12 +2,12 @@
  * under the hot threshold to tier 0 only, the rate limit across ticks, the
  * free-space bypass, the threshold adjustment, watermark demotion one tier
  * down until the watermark holds, and its params errors. */
-#include <errno.h>
-
 #include "../policy/strategy_linux.h"
-#include "baseline_fixture.h"
+#include "strategy_fixture.h"
 
 TIERD_TEST_MAIN_COUNTS;
+
+static const struct tierd_strategy_ops *const ops = &tierd_strategy_linux;
 
 static struct tierd_baseline_stats stats(const struct fixture *f)
 {
@@ -15,16 +15,6 @@ static struct tierd_baseline_stats stats(const struct fixture *f)
 
 	tierd_linux_stats(f->state, &st);
 	return st;
-}
-
-static void check_param_error(const char *params, const char *expected)
-{
-	char err[256] = "";
-	void *state = NULL;
-
-	CHECK_EQ_INT(tierd_strategy_linux.init(params, &state, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, expected);
-	CHECK(state == NULL);
 }
 
 static void test_params(void)
@@ -44,35 +34,35 @@ static void test_params(void)
 	CHECK_EQ_U64(tierd_linux_hot_threshold_usec(state), 500 * MSEC);
 	tierd_strategy_linux.free(state);
 
-	check_param_error("{\"hot_threshold\": 3}",
+	check_param_error(ops, "{\"hot_threshold\": 3}",
 			  "\"hot_threshold\": expected a duration from 1ms to 1h such as \"1s\", "
 			  "got 3");
-	check_param_error("{\"hot_threshold\": \"0s\"}",
+	check_param_error(ops, "{\"hot_threshold\": \"0s\"}",
 			  "\"hot_threshold\": expected a duration from 1ms to 1h such as \"1s\", "
 			  "got \"0s\"");
-	check_param_error("{\"hot_threshold\": \"2h\"}",
+	check_param_error(ops, "{\"hot_threshold\": \"2h\"}",
 			  "\"hot_threshold\": expected a duration from 1ms to 1h such as \"1s\", "
 			  "got \"2h\"");
-	check_param_error("{\"promote_rate_limit\": \"fast\"}",
+	check_param_error(ops, "{\"promote_rate_limit\": \"fast\"}",
 			  "\"promote_rate_limit\": expected an integer number of MB/s from 0 to "
 			  "4294967295, got \"fast\"");
-	check_param_error("{\"promote_rate_limit\": 4294967296}",
+	check_param_error(ops, "{\"promote_rate_limit\": 4294967296}",
 			  "\"promote_rate_limit\": expected an integer number of MB/s from 0 to "
 			  "4294967295, got 4294967296");
-	check_param_error("{\"promote_rate_limit\": -1}",
+	check_param_error(ops, "{\"promote_rate_limit\": -1}",
 			  "\"promote_rate_limit\": expected an integer number of MB/s from 0 to "
 			  "4294967295, got -1");
-	check_param_error("{\"watermark\": 5}",
+	check_param_error(ops, "{\"watermark\": 5}",
 			  "\"watermark\": expected a percentage of the tier's capacity such as "
 			  "\"0.3%\", got 5");
-	check_param_error("{\"watermark\": \"5%usage\"}",
+	check_param_error(ops, "{\"watermark\": \"5%usage\"}",
 			  "\"watermark\": expected a percentage of the tier's capacity such as "
 			  "\"0.3%\", got \"5%usage\"");
-	check_param_error("{\"hot_thresold\": \"1s\"}",
+	check_param_error(ops, "{\"hot_thresold\": \"1s\"}",
 			  "\"hot_thresold\": unknown key; expected one of: hot_threshold, "
 			  "promote_rate_limit, watermark");
-	check_param_error("[1]", "expected a JSON object of params, got [1]");
-	check_param_error("{", "expected a JSON object of params, got {");
+	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
+	check_param_error(ops, "{", "expected a JSON object of params, got {");
 }
 
 /* Only samples on lower tiers faulting sooner than 1s after the unmap go
@@ -83,7 +73,7 @@ static void test_promotes_under_threshold(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_sample(&f, 0x100000, 2, 500 * MSEC);        /* hot */
 	fixture_sample(&f, 0x200000, 3, 1000 * MSEC - 1);   /* hot, just */
 	fixture_sample(&f, 0x300000, 1, 1000 * MSEC);       /* at the threshold: not */
@@ -95,8 +85,8 @@ static void test_promotes_under_threshold(void)
 
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000, PAGE);
-	CHECK_MOVE(&f, 1, TIERD_REASON_FAULT_PROMOTION, 3, 0, 0x200000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_FAULT_PROMOTION, 3, 0, 0x200000, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 2);
 	CHECK_EQ_U64(st.promote_failed, 0);
@@ -112,14 +102,14 @@ static void test_tier0_full(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_sample(&f, 0x100000, 3, 10 * MSEC);
 	fixture_sample(&f, 0x200000, 2, 10 * MSEC);
 	fixture_sample(&f, 0x300000, 3, 10 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 3, 0, 0x100000, PAGE);
-	CHECK_MOVE(&f, 1, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x200000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 3, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x200000, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 3);
 	CHECK_EQ_U64(st.promote_failed, 1);
@@ -135,12 +125,12 @@ static void test_rate_limit(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, "{\"promote_rate_limit\": 1}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"promote_rate_limit\": 1}");
 	for (uint64_t i = 0; i < 300; i++)
 		fixture_sample(&f, i * PAGE, 1, MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 256);
-	CHECK_MOVE(&f, 255, TIERD_REASON_FAULT_PROMOTION, 1, 0, 255 * PAGE, PAGE);
+	CHECK_MOVE(&f.out, 255, TIERD_REASON_FAULT_PROMOTION, 1, 0, 255 * PAGE, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 256);
 	CHECK_EQ_U64(st.promote_rate_limited, 44);
@@ -156,7 +146,7 @@ static void test_rate_limit(void)
 
 	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 10);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 1, 0, 1000 * PAGE, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 1, 0, 1000 * PAGE, PAGE);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 266);
 	CHECK_EQ_U64(st.promote_rate_limited, 54);
@@ -171,11 +161,11 @@ static void test_free_space_enough(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, 4 * GIB, free_bytes, "{\"promote_rate_limit\": 0}");
+	fixture_baseline(&f, ops, 4 * GIB, free_bytes, "{\"promote_rate_limit\": 0}");
 	fixture_sample(&f, 0x100000, 2, 5 * SEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000, PAGE);
 
 	f.in.room_bytes[0] = GIB;
 	fixture_sample(&f, 0x200000, 2, 500 * MSEC);
@@ -195,7 +185,7 @@ static void test_threshold_adjust(void)
 	const uint64_t free_bytes[4] = { 512 * MIB, 512 * MIB, 512 * MIB, 512 * MIB };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_sample(&f, 0x100000, 1, 1100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 0), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
@@ -203,18 +193,18 @@ static void test_threshold_adjust(void)
 	CHECK_EQ_INT(fixture_tick(&f, 60 * SEC), 0);
 	CHECK_EQ_U64(tierd_linux_hot_threshold_usec(f.state), 1125 * MSEC);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 1, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 1, 0, 0x100000, PAGE);
 	for (uint64_t p = 2; p <= 20; p++)
 		CHECK_EQ_INT(fixture_tick(&f, p * 60 * SEC), 0);
 	CHECK_EQ_U64(tierd_linux_hot_threshold_usec(f.state), 2000 * MSEC);
 	fixture_done(&f);
 
 	/* 1 MB/s over 60s is 60M of candidates; a hot 100M region is 100M. */
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, "{\"promote_rate_limit\": 1}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"promote_rate_limit\": 1}");
 	fixture_region(&f, 0x10000000, 100 * MIB, 2, 20, 1, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 0), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x10000000, MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x10000000, MIB);
 	f.hot.nr_regions = 0;
 	CHECK_EQ_INT(fixture_tick(&f, 60 * SEC), 0);
 	CHECK_EQ_U64(tierd_linux_hot_threshold_usec(f.state), 875 * MSEC);
@@ -229,14 +219,14 @@ static void test_regions_without_samples(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	fixture_region(&f, 0x10000000, 8 * MIB, 2, 5, 3, 100 * MSEC);  /* 20ms: hot */
 	fixture_region(&f, 0x20000000, 8 * MIB, 1, 1, 3, 2 * SEC);     /* 2s: not */
 	fixture_region(&f, 0x30000000, 8 * MIB, 3, 4, 3, 0);           /* unknown */
 	fixture_region(&f, 0x40000000, 8 * MIB, 0, 20, 3, 100 * MSEC); /* on top already */
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x10000000, 8 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x10000000, 8 * MIB);
 	st = stats(&f);
 	CHECK_EQ_U64(st.promote_attempts, 8 * MIB / PAGE);
 	fixture_done(&f);
@@ -251,7 +241,7 @@ static void test_watermark_demotion(void)
 	struct tierd_baseline_stats st;
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, "{\"watermark\": \"25%\"}");
+	fixture_baseline(&f, ops, GIB, free_bytes, "{\"watermark\": \"25%\"}");
 	fixture_region(&f, 0, 32 * MIB, 0, 0, 5, 100 * MSEC);           /* A */
 	fixture_region(&f, 32 * MIB, 16 * MIB, 0, 0, 9, 100 * MSEC);    /* B: oldest */
 	fixture_region(&f, 48 * MIB, 32 * MIB, 0, 0, 1, 100 * MSEC);    /* C: youngest */
@@ -259,9 +249,9 @@ static void test_watermark_demotion(void)
 	fixture_region(&f, GIB, 64 * MIB, 1, 0, 50, 100 * MSEC);        /* tier 1 is fine */
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 3);
-	CHECK_MOVE(&f, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 32 * MIB, 16 * MIB);
-	CHECK_MOVE(&f, 1, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 0, 32 * MIB);
-	CHECK_MOVE(&f, 2, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 48 * MIB, 8 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 32 * MIB, 16 * MIB);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 0, 32 * MIB);
+	CHECK_MOVE(&f.out, 2, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 48 * MIB, 8 * MIB);
 	st = stats(&f);
 	CHECK_EQ_U64(st.demote_attempts, 56 * MIB / PAGE);
 	CHECK_EQ_U64(st.demote_failed, 0);
@@ -269,11 +259,11 @@ static void test_watermark_demotion(void)
 
 	/* As demote_folio_list() does, a next tier without room sends the
 	 * pages to the next lower tier that has some. */
-	fixture_init(&f, &tierd_strategy_linux, GIB, full1, "{\"watermark\": \"25%\"}");
+	fixture_baseline(&f, ops, GIB, full1, "{\"watermark\": \"25%\"}");
 	fixture_region(&f, 0, 64 * MIB, 0, 0, 5, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 2, 0, 56 * MIB);
+	CHECK_MOVE(&f.out, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 2, 0, 56 * MIB);
 	fixture_done(&f);
 }
 
@@ -283,7 +273,7 @@ static void test_budget(void)
 	const uint64_t free_bytes[4] = { 512 * MIB, 512 * MIB, 512 * MIB, 512 * MIB };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	f.in.budget_bytes = 2 * PAGE;
 	for (uint64_t i = 0; i < 5; i++)
 		fixture_sample(&f, i * PAGE, 1, MSEC);
@@ -299,7 +289,7 @@ static void test_profile(void)
 	uint64_t interval[TIERD_MAX_TIERS] = { 0 };
 	struct fixture f;
 
-	fixture_init(&f, &tierd_strategy_linux, GIB, free_bytes, NULL);
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
 	tierd_strategy_linux.profile(f.state, &f.topo, interval);
 	CHECK_EQ_U64(interval[0], 0);
 	CHECK_EQ_U64(interval[1], SEC);

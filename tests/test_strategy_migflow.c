@@ -3,25 +3,14 @@
  * on both sides of break-even, alpha from the tier-0 hit ratio, LFU
  * demotion, the per-phase budget, and params errors. Every expected value
  * is worked out by hand in the comment above it. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "../policy/migflow_sort.h"
-#include "../policy/strategy.h"
 #include "../policy/strategy_migflow.h"
-#include "../policy/units.h"
-#include "check.h"
+#include "../policy/strategy_scratch.h"
+#include "strategy_fixture.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 #define KIB 1024ull
-#define MIB (1024ull * KIB)
-#define GIB (1024ull * MIB)
-#define PAGE TIERD_PAGE_BYTES
-#define SEC TIERD_USEC_PER_SEC
-#define MS TIERD_USEC_PER_MSEC
-#define AGGR_100MS (100 * MS)
+#define AGGR_100MS (100 * MSEC)
 #define QUICK TIERD_REASON_QUICK_DEMOTION
 #define PROMOTE TIERD_REASON_COST_BENEFIT_PROMOTION
 #define LFU TIERD_REASON_LFU_DEMOTION
@@ -29,77 +18,37 @@ TIERD_TEST_MAIN_COUNTS;
 static const uint32_t sim_lat[4] = { 80, 140, 300, 600 };   /* Mole Table 2 */
 static const uint32_t round_lat[4] = { 100, 200, 300, 400 }; /* easy arithmetic */
 
-struct fixture {
-	struct tierd_topology topo;
-	struct tierd_cgroup_obs obs;
-	struct tierd_cgroup_standing standing;
-	struct tierd_feedback feedback;
-	struct tierd_hotness hot;
-	struct tierd_strategy_input in;
-	struct tierd_action_list out;
-	void *state;
-};
+static const struct tierd_strategy_ops *const ops = &tierd_strategy_migflow;
 
 /* Four tiers of one node each, 1 GiB, with the given read latencies (0 =
  * no HMAT), like tests/test_core.c's four_tiers(). */
 static void four_tiers(struct tierd_topology *topo, const uint32_t *lat)
 {
-	struct tierd_nodeset sets[4];
-	char err[128];
+	const uint64_t gib[FIXTURE_TIERS] = { GIB, GIB, GIB, GIB };
 
-	memset(topo, 0, sizeof(*topo));
-	topo->nr_nodes = 4;
-	for (int i = 0; i < 4; i++) {
-		topo->nodes[i] = (struct tierd_node){ .nid = i, .total_bytes = GIB,
-						      .free_bytes = GIB, .has_hmat = lat[i] != 0,
-						      .read_latency_ns = lat[i] };
-		tierd_nodeset_clear(&sets[i]);
-		(void)tierd_nodeset_add(&sets[i], i);
-	}
-	if (tierd_topology_assign_tiers(topo, sets, NULL, 4, TIERD_TIERS_CONFIG, err, sizeof(err)))
-		abort();
+	fixture_topology(topo, FIXTURE_TIERS, gib, gib, lat);
 }
 
 /* A strategy on four tiers with plenty of room, no share cap and no
  * engine budget: only the strategy's own limits apply. */
 static int fixture_init(struct fixture *f, const uint32_t *lat, const char *params)
 {
-	char err[256] = "";
 	int r;
 
 	memset(f, 0, sizeof(*f));
 	four_tiers(&f->topo, lat);
-	f->in.topo = &f->topo;
-	f->in.obs = &f->obs;
-	f->in.hot = &f->hot;
-	f->in.feedback = &f->feedback;
-	f->in.standing = &f->standing;
-	f->in.budget_bytes = UINT64_MAX;
-	for (size_t t = 0; t < TIERD_MAX_TIERS; t++) {
-		f->in.share_bytes[t] = TIERD_SHARE_NONE;
-		f->in.room_bytes[t] = GIB;
-	}
-	r = tierd_strategy_migflow.init(params, &f->state, err, sizeof(err));
+	r = fixture_start(f, ops, params);
 	if (r < 0)
-		fprintf(stderr, "init: %s\n", err);
+		fprintf(stderr, "init: %s\n", f->err);
 	return r;
-}
-
-static void fixture_free(struct fixture *f)
-{
-	tierd_strategy_migflow.free(f->state);
-	tierd_action_list_free(&f->out);
 }
 
 /* One tick: observe then plan, as the engine calls them. */
 static int tick(struct fixture *f, uint64_t now, const struct tierd_region *regions, size_t n)
 {
-	f->in.now_usec = now;
 	f->hot.regions = regions;
 	f->hot.nr_regions = n;
-	f->out.nr = 0;
-	tierd_strategy_migflow.observe(f->state, &f->in);
-	return tierd_strategy_migflow.plan(f->state, &f->in, &f->out);
+	return fixture_tick(f, now);
 }
 
 static struct tierd_region region(uint64_t start, uint64_t bytes, int tier, uint32_t nr)
@@ -108,24 +57,6 @@ static struct tierd_region region(uint64_t start, uint64_t bytes, int tier, uint
 				      .nr_accesses = nr, .max_accesses = 20,
 				      .aggr_usec = AGGR_100MS };
 }
-
-static void check_action(const struct tierd_action *a, enum tierd_reason reason, size_t from,
-			 size_t to, uint64_t start, uint64_t bytes, int line)
-{
-	bool ok = a->kind == TIERD_ACTION_MIGRATE && a->reason == reason &&
-		  a->from_tier == from && a->to_tier == to && a->start == start &&
-		  a->end == start + bytes && a->bytes == bytes;
-
-	CHECK(ok);
-	if (!ok)
-		fprintf(stderr, "  line %d: got reason %d %zu->%zu [%#llx, %#llx) %llu\n", line,
-			(int)a->reason, a->from_tier, a->to_tier,
-			(unsigned long long)a->start, (unsigned long long)a->end,
-			(unsigned long long)a->bytes);
-}
-
-#define CHECK_ACTION(a, reason, from, to, start, bytes)                        \
-	check_action((a), (reason), (from), (to), (start), (bytes), __LINE__)
 
 static struct tierd_migflow_stats stats_of(const struct fixture *f)
 {
@@ -244,7 +175,7 @@ static void test_quick_demotion(void)
 	st = stats_of(&f);
 	CHECK_EQ_U64(st.tracked_pages, 48);
 	CHECK_EQ_U64(st.quick_demoted_bytes, size);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Defaults, burst 15 s and grace 2 s: memory first seen at t = 0 enters
@@ -282,7 +213,7 @@ static void test_quick_demotion_default_timing(void)
 				(unsigned long long)t);
 		}
 	}
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Latencies 100/200/300/400 ns, 20 us a page, horizon 10 s, windows of
@@ -324,13 +255,13 @@ static void test_cost_benefit(void)
 
 	/* A dearer migration, 40 us: win3 still pays (60000 > 40000), win2
 	 * now only breaks even (40000 = 40000 x 1.0): it stays. */
-	fixture_free(&f);
+	fixture_done(&f);
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"migration_cost_per_page\": \"40us\"}"), 0);
 	CHECK_EQ_INT(tick(&f, SEC, regs, 5), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 3, 0, win3, PAGE);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	/* Tier 0 full, and hot0 (now n 2: 200 a page, h = 200 / 900, alpha
 	 * still 1.0) is not colder than the candidates, so LFU demotion frees
@@ -341,7 +272,7 @@ static void test_cost_benefit(void)
 	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 5), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"migration_cost_per_page\": \"39us\"}"), 0);
 	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 5), 0);
@@ -349,7 +280,7 @@ static void test_cost_benefit(void)
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 3, 1, win3, PAGE);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* alpha = max(alpha_min, 4 x h). hot0: 5 pages, n 1, weight 500; cand2:
@@ -383,13 +314,13 @@ static void test_alpha(void)
 	st = stats_of(&f);
 	CHECK_EQ_U64(st.hit_ratio_pmy, 10000);
 	CHECK_EQ_U64(st.alpha_pmy, 40000);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	regs[1].tier = regs[2].tier = 2;
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"alpha_min\": 2.5}"), 0);
 	CHECK_EQ_INT(tick(&f, SEC, regs, 3), 0);
 	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 25000);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"dynamic_alpha\": false}"), 0);
 	CHECK_EQ_INT(tick(&f, SEC, regs, 3), 0);
@@ -398,7 +329,7 @@ static void test_alpha(void)
 	CHECK_EQ_U64(st.alpha_pmy, 40000);
 	/* 60000 < 20000 x 4: nothing pays. */
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Tier 0 has no room. Its regions: v1 (8K, n 0, age 5), v2 (8K, n 0, age
@@ -432,7 +363,7 @@ static void test_lfu_demotion(void)
 		CHECK_ACTION(&f.out.items[2], PROMOTE, 2, 0, cand, 12 * KIB);
 	}
 	CHECK_EQ_U64(stats_of(&f).lfu_demoted_bytes, 12 * KIB);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	/* Tier 0's share, not its room, is what is missing: the same. */
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
@@ -442,7 +373,7 @@ static void test_lfu_demotion(void)
 	CHECK_EQ_INT(f.out.nr, 3);
 	if (f.out.nr == 3)
 		CHECK_ACTION(&f.out.items[2], PROMOTE, 2, 0, cand, 12 * KIB);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	/* Only hot on tier 0: nothing colder to give way, and the candidate
 	 * does not pay into tier 1 (300 x 100 = 30000 < 42104). */
@@ -450,7 +381,7 @@ static void test_lfu_demotion(void)
 	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs + 2, 2), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* 16K per 10 s. Three 8K candidates that pay: two go at t = 0, none at
@@ -491,7 +422,7 @@ static void test_phase_budget(void)
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 3, 0, 0x20000, 4 * KIB);
 	CHECK_EQ_U64(stats_of(&f).phase_used_bytes, 4 * KIB);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* The [Phase] order: quick demotion first with at most half the budget
@@ -529,7 +460,7 @@ static void test_phase_order(void)
 	/* The rest of the cooled region waits for the next phase. */
 	CHECK_EQ_U64(stats_of(&f).queued_bytes, 40 * KIB);
 	CHECK_EQ_U64(stats_of(&f).quick_demoted_bytes, 24 * KIB);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Without regions, hint-fault samples: a page refaulting every 10 ms is
@@ -540,10 +471,10 @@ static void test_phase_order(void)
 static void test_samples(void)
 {
 	const struct tierd_sample samples[4] = {
-		{ .addr = 0x20010, .tier = 2, .time_usec = 1, .interval_usec = 50 * MS },
-		{ .addr = 0x10000, .tier = 0, .time_usec = 2, .interval_usec = 10 * MS },
+		{ .addr = 0x20010, .tier = 2, .time_usec = 1, .interval_usec = 50 * MSEC },
+		{ .addr = 0x10000, .tier = 0, .time_usec = 2, .interval_usec = 10 * MSEC },
 		{ .addr = 0x30000, .tier = 2, .time_usec = 3, .interval_usec = SEC },
-		{ .addr = 0x20ff0, .tier = 2, .time_usec = 4, .interval_usec = 10 * MS },
+		{ .addr = 0x20ff0, .tier = 2, .time_usec = 4, .interval_usec = 10 * MSEC },
 	};
 	struct fixture f;
 
@@ -555,17 +486,7 @@ static void test_samples(void)
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
-	fixture_free(&f);
-}
-
-static void check_param_error(const char *params, const char *expected)
-{
-	char err[256] = "";
-	void *state = NULL;
-
-	CHECK_EQ_INT(tierd_strategy_migflow.init(params, &state, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, expected);
-	CHECK(state == NULL);
+	fixture_done(&f);
 }
 
 static void test_params(void)
@@ -590,50 +511,50 @@ static void test_params(void)
 	CHECK_EQ_U64(st.phase_budget_bytes, 800 * MIB);
 	tierd_strategy_migflow.free(state);
 
-	check_param_error("[1]", "expected a JSON object of params, got [1]");
-	check_param_error("{\"burts\": \"1s\"}",
+	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
+	check_param_error(ops, "{\"burts\": \"1s\"}",
 			  "\"burts\": unknown key; expected one of: burst, grace, "
 			  "migration_cost_per_page, horizon, alpha_min, dynamic_alpha, "
 			  "quick_demotion, budget");
-	check_param_error("{\"burst\": 3}",
+	check_param_error(ops, "{\"burst\": 3}",
 			  "\"burst\": expected a duration from 0s to 1h such as \"15s\", got 3");
-	check_param_error("{\"burst\": \"2h\"}",
+	check_param_error(ops, "{\"burst\": \"2h\"}",
 			  "\"burst\": expected a duration from 0s to 1h such as \"15s\", "
 			  "got \"2h\"");
-	check_param_error("{\"grace\": \"0s\"}",
+	check_param_error(ops, "{\"grace\": \"0s\"}",
 			  "\"grace\": expected a duration from 1ms to 1h such as \"2s\", "
 			  "got \"0s\"");
-	check_param_error("{\"migration_cost_per_page\": \"20\"}",
+	check_param_error(ops, "{\"migration_cost_per_page\": \"20\"}",
 			  "\"migration_cost_per_page\": expected a duration from 0us to 1s such "
 			  "as \"20us\", got \"20\"");
-	check_param_error("{\"horizon\": null}",
+	check_param_error(ops, "{\"horizon\": null}",
 			  "\"horizon\": expected a duration from 1ms to 1h such as \"10s\", "
 			  "got null");
-	check_param_error("{\"alpha_min\": -1}",
+	check_param_error(ops, "{\"alpha_min\": -1}",
 			  "\"alpha_min\": expected a number from 0 to 100 such as 1.0, got -1");
-	check_param_error("{\"alpha_min\": \"1.0\"}",
+	check_param_error(ops, "{\"alpha_min\": \"1.0\"}",
 			  "\"alpha_min\": expected a number from 0 to 100 such as 1.0, "
 			  "got \"1.0\"");
-	check_param_error("{\"dynamic_alpha\": 1}",
+	check_param_error(ops, "{\"dynamic_alpha\": 1}",
 			  "\"dynamic_alpha\": expected true or false, got 1");
-	check_param_error("{\"quick_demotion\": \"no\"}",
+	check_param_error(ops, "{\"quick_demotion\": \"no\"}",
 			  "\"quick_demotion\": expected true or false, got \"no\"");
-	check_param_error("{\"budget\": \"800M\"}",
+	check_param_error(ops, "{\"budget\": \"800M\"}",
 			  "\"budget\": expected an object such as "
 			  "{\"bytes\": \"800M\", \"period\": \"10s\"}, got \"800M\"");
-	check_param_error("{\"budget\": {\"bytes\": \"800M\"}}",
+	check_param_error(ops, "{\"budget\": {\"bytes\": \"800M\"}}",
 			  "\"budget\": expected an object such as "
 			  "{\"bytes\": \"800M\", \"period\": \"10s\"}, got {\"bytes\":\"800M\"}");
-	check_param_error("{\"budget\": {\"bytes\": \"8x\", \"period\": \"10s\"}}",
+	check_param_error(ops, "{\"budget\": {\"bytes\": \"8x\", \"period\": \"10s\"}}",
 			  "\"budget.bytes\": expected a size such as \"800M\" or a number of "
 			  "bytes, got \"8x\"");
-	check_param_error("{\"budget\": {\"bytes\": -1, \"period\": \"10s\"}}",
+	check_param_error(ops, "{\"budget\": {\"bytes\": -1, \"period\": \"10s\"}}",
 			  "\"budget.bytes\": expected a size such as \"800M\" or a number of "
 			  "bytes, got -1");
-	check_param_error("{\"budget\": {\"bytes\": 1, \"period\": \"0s\"}}",
+	check_param_error(ops, "{\"budget\": {\"bytes\": 1, \"period\": \"0s\"}}",
 			  "\"budget.period\": expected a duration from 1ms to 1h such as \"10s\", "
 			  "got \"0s\"");
-	check_param_error("{\"budget\": {\"bytes\": 1, \"period\": \"1s\", \"max\": 2}}",
+	check_param_error(ops, "{\"budget\": {\"bytes\": 1, \"period\": \"1s\", \"max\": 2}}",
 			  "\"budget.max\": unknown key; expected one of: bytes, period");
 }
 
@@ -644,10 +565,10 @@ static void test_radix_sort(void)
 	size_t idx[6] = { 0, 1, 2, 3, 4, 5 }, tmp[6];
 	const size_t want[6] = { 4, 0, 3, 5, 2, 1 };
 
-	tierd_migflow_radix_sort(keys, idx, tmp, 6);
+	tierd_radix_sort(keys, idx, tmp, 6);
 	for (int i = 0; i < 6; i++)
 		CHECK_EQ_U64(idx[i], want[i]);
-	tierd_migflow_radix_sort(keys, idx, tmp, 0);
+	tierd_radix_sort(keys, idx, tmp, 0);
 }
 
 /* Fewer than two tiers: nothing to do, and no crash. */
@@ -660,7 +581,7 @@ static void test_one_tier(void)
 	f.topo.nr_tiers = 1;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 1), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 int main(void)

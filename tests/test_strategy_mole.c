@@ -3,21 +3,12 @@
  * periods (§4.3, §5), staging demotion (§4.5.1), targeted promotion with
  * fallback, deferral and retry (§4.5.2), failure counters (§3.1) and params
  * errors. Every expected value is computed by hand in the comments. */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "check.h"
 #include "../policy/mole_hist.h"
-#include "../policy/strategy.h"
 #include "../policy/strategy_mole.h"
-#include "../policy/units.h"
+#include "strategy_fixture.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define PAGE TIERD_PAGE_BYTES
-#define SEC TIERD_USEC_PER_SEC
-#define MSEC TIERD_USEC_PER_MSEC
 #define TH (1024 * MSEC)     /* the default time threshold */
 #define TIER_PAGES 1024ull   /* every test tier holds 4 MiB */
 #define NR_TIERS 4
@@ -27,60 +18,23 @@ static const struct tierd_strategy_ops *const ops = &tierd_strategy_mole;
 
 /* ---- fixtures -------------------------------------------------------- */
 
+/* Tiers of TIER_PAGES pages, all free. */
 static void topology(struct tierd_topology *topo, size_t nr_tiers)
 {
-	struct tierd_nodeset sets[TIERD_MAX_TIERS];
-	char err[128];
+	uint64_t bytes[TIERD_MAX_TIERS];
 
-	memset(topo, 0, sizeof(*topo));
-	topo->nr_nodes = nr_tiers;
-	for (size_t i = 0; i < nr_tiers; i++) {
-		topo->nodes[i] = (struct tierd_node){ .nid = (int)i, .total_bytes = TIER_PAGES * PAGE,
-						      .free_bytes = TIER_PAGES * PAGE };
-		tierd_nodeset_clear(&sets[i]);
-		(void)tierd_nodeset_add(&sets[i], (int)i);
-	}
-	if (tierd_topology_assign_tiers(topo, sets, NULL, nr_tiers, TIERD_TIERS_CONFIG, err,
-					sizeof(err)))
-		abort();
+	for (size_t t = 0; t < nr_tiers; t++)
+		bytes[t] = PLENTY;
+	fixture_topology(topo, nr_tiers, bytes, bytes, NULL);
 }
 
-struct fixture {
-	struct tierd_topology topo;
-	struct tierd_cgroup_obs obs;
-	struct tierd_cgroup_standing standing;
-	struct tierd_feedback feedback;
-	struct tierd_hotness hot;
-	struct tierd_strategy_input in;
-	struct tierd_action_list out;
-	void *state;
-};
-
+/* Mole on NR_TIERS tiers with room everywhere and nothing observed. */
 static void fixture_init(struct fixture *f, const char *params)
 {
-	char err[256] = "";
-
 	memset(f, 0, sizeof(*f));
 	topology(&f->topo, NR_TIERS);
-	f->in.topo = &f->topo;
-	f->in.obs = &f->obs;
-	f->in.hot = &f->hot;
-	f->in.feedback = &f->feedback;
-	f->in.standing = &f->standing;
-	f->in.budget_bytes = UINT64_MAX;
-	for (size_t t = 0; t < TIERD_MAX_TIERS; t++) {
-		f->in.share_bytes[t] = TIERD_SHARE_NONE;
-		f->standing.share_bytes[t] = TIERD_SHARE_NONE;
-		f->in.room_bytes[t] = PLENTY;
-	}
-	CHECK_EQ_INT(ops->init(params, &f->state, err, sizeof(err)), 0);
-	CHECK_EQ_STR(err, "");
-}
-
-static void fixture_free(struct fixture *f)
-{
-	ops->free(f->state);
-	tierd_action_list_free(&f->out);
+	CHECK_EQ_INT(fixture_start(f, ops, params), 0);
+	CHECK_EQ_STR(f->err, "");
 }
 
 static void set_room(struct fixture *f, uint64_t p0, uint64_t p1, uint64_t p2, uint64_t p3)
@@ -96,14 +50,6 @@ static void set_hot(struct fixture *f, const struct tierd_region *r, size_t nr_r
 {
 	f->hot = (struct tierd_hotness){ .nr_regions = nr_regions, .regions = r,
 					 .nr_samples = nr_samples, .samples = s };
-}
-
-static int tick(struct fixture *f, uint64_t now_usec)
-{
-	f->out.nr = 0;
-	f->in.now_usec = now_usec;
-	ops->observe(f->state, &f->in);
-	return ops->plan(f->state, &f->in, &f->out);
 }
 
 /* A region of `pages` pages from page `first`, seen accessed nr times in a
@@ -131,24 +77,9 @@ static struct tierd_sample sampled(uint64_t page, int tier, uint64_t interval_us
 				      .time_usec = 1, .interval_usec = interval_usec };
 }
 
-static void check_action(const struct tierd_action_list *out, size_t i, enum tierd_reason reason,
-			 size_t from, size_t to, uint64_t first, uint64_t pages)
-{
-	const struct tierd_action *a;
-
-	CHECK(i < out->nr);
-	if (i >= out->nr)
-		return;
-	a = &out->items[i];
-	CHECK_EQ_INT(a->kind, TIERD_ACTION_MIGRATE);
-	CHECK_EQ_INT(a->reason, reason);
-	CHECK_EQ_INT(a->from_tier, from);
-	CHECK_EQ_INT(a->to_tier, to);
-	CHECK_EQ_U64(a->start, first * PAGE);
-	CHECK_EQ_U64(a->end, (first + pages) * PAGE);
-	CHECK_EQ_U64(a->bytes, pages * PAGE);
-	CHECK_EQ_INT(a->cgroup, 0);
-}
+/* Action i of *out moves `pages` pages from page `first`. */
+#define CHECK_PAGES(out, i, reason, from, to, first, pages)                    \
+	CHECK_MOVE(out, i, reason, from, to, (first) * PAGE, (pages) * PAGE)
 
 static void check_thresholds(const void *state, int t0, int t1, int t2, int t3)
 {
@@ -292,16 +223,6 @@ static void test_profile(void)
 
 /* ---- params ---------------------------------------------------------- */
 
-static void check_param_error(const char *json, const char *expected)
-{
-	char err[512] = "";
-	void *st = NULL;
-
-	CHECK_EQ_INT(ops->init(json, &st, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, expected);
-	CHECK(st == NULL);
-}
-
 static void test_params(void)
 {
 	char err[256] = "";
@@ -315,52 +236,52 @@ static void test_params(void)
 	CHECK_EQ_INT(ops->init("{}", &st, err, sizeof(err)), 0);
 	ops->free(st);
 
-	check_param_error("{\"scan_period\": 3}",
+	check_param_error(ops, "{\"scan_period\": 3}",
 			  "\"scan_period\": expected a duration from 10ms to 1h such as \"1s\", "
 			  "got 3");
-	check_param_error("{\"scan_period\": \"5ms\"}",
+	check_param_error(ops, "{\"scan_period\": \"5ms\"}",
 			  "\"scan_period\": expected a duration from 10ms to 1h such as \"1s\", "
 			  "got \"5ms\"");
-	check_param_error("{\"time_threshold\": \"2h\"}",
+	check_param_error(ops, "{\"time_threshold\": \"2h\"}",
 			  "\"time_threshold\": expected a duration from 1ms to 1h such as "
 			  "\"1024ms\", got \"2h\"");
-	check_param_error("{\"time_threshold\": \"500us\"}",
+	check_param_error(ops, "{\"time_threshold\": \"500us\"}",
 			  "\"time_threshold\": expected a duration from 1ms to 1h such as "
 			  "\"1024ms\", got \"500us\"");
-	check_param_error("{\"headroom\": \"60%\"}",
+	check_param_error(ops, "{\"headroom\": \"60%\"}",
 			  "\"headroom\": expected a percentage from 0% to 50% such as \"5%\", "
 			  "got \"60%\"");
-	check_param_error("{\"headroom\": 5}",
+	check_param_error(ops, "{\"headroom\": 5}",
 			  "\"headroom\": expected a percentage from 0% to 50% such as \"5%\", "
 			  "got 5");
-	check_param_error("{\"headroom\": \"5%x\"}",
+	check_param_error(ops, "{\"headroom\": \"5%x\"}",
 			  "\"headroom\": expected a percentage from 0% to 50% such as \"5%\", "
 			  "got \"5%x\"");
-	check_param_error("{\"period_multipliers\": [1, 2]}",
+	check_param_error(ops, "{\"period_multipliers\": [1, 2]}",
 			  "\"period_multipliers\": expected an array of 1 to 16 integers from 1 "
 			  "to 64, non-increasing from the top tier down, such as [4, 3, 2, 1], "
 			  "got [1,2]");
-	check_param_error("{\"period_multipliers\": [0]}",
+	check_param_error(ops, "{\"period_multipliers\": [0]}",
 			  "\"period_multipliers\": expected an array of 1 to 16 integers from 1 "
 			  "to 64, non-increasing from the top tier down, such as [4, 3, 2, 1], "
 			  "got [0]");
-	check_param_error("{\"period_multipliers\": [65]}",
+	check_param_error(ops, "{\"period_multipliers\": [65]}",
 			  "\"period_multipliers\": expected an array of 1 to 16 integers from 1 "
 			  "to 64, non-increasing from the top tier down, such as [4, 3, 2, 1], "
 			  "got [65]");
-	check_param_error("{\"period_multipliers\": []}",
+	check_param_error(ops, "{\"period_multipliers\": []}",
 			  "\"period_multipliers\": expected an array of 1 to 16 integers from 1 "
 			  "to 64, non-increasing from the top tier down, such as [4, 3, 2, 1], "
 			  "got []");
-	check_param_error("{\"period_multipliers\": [2, \"1\"]}",
+	check_param_error(ops, "{\"period_multipliers\": [2, \"1\"]}",
 			  "\"period_multipliers\": expected an array of 1 to 16 integers from 1 "
 			  "to 64, non-increasing from the top tier down, such as [4, 3, 2, 1], "
 			  "got [2,\"1\"]");
-	check_param_error("{\"unmap_budget\": 1}",
+	check_param_error(ops, "{\"unmap_budget\": 1}",
 			  "\"unmap_budget\": unknown key; expected one of: scan_period, "
 			  "period_multipliers, time_threshold, headroom");
-	check_param_error("[1]", "expected a JSON object of params, got [1]");
-	check_param_error("{", "expected a JSON object of params, got {");
+	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
+	check_param_error(ops, "{", "expected a JSON object of params, got {");
 }
 
 /* ---- §4.5.1 staging demotion ----------------------------------------- */
@@ -391,27 +312,27 @@ static void test_staging_demotion(void)
 	demotion_regions(r);
 	fixture_init(&f, "{\"headroom\": \"0%\"}");
 	set_hot(&f, r, 5, NULL, 0);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 9, 10, 10, 31);
 	/* Coldest first, both straight to tier 3 though tiers 1 and 2 have
 	 * room; E is idle, not a promotion candidate. */
 	CHECK_EQ_INT(f.out.nr, 2);
-	check_action(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 512);
-	check_action(&f.out, 1, TIERD_REASON_STAGING_DEMOTION, 1, 3, 2048, 256);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 512);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_STAGING_DEMOTION, 1, 3, 2048, 256);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.demote_attempts, 768);
 	CHECK_EQ_U64(stats.demote_no_room, 0);
 
 	/* The lowest tier has 600 pages: B whole, 88 of C. */
 	set_room(&f, 0, TIER_PAGES, TIER_PAGES, 600);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
-	check_action(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 512);
-	check_action(&f.out, 1, TIERD_REASON_STAGING_DEMOTION, 1, 3, 2048, 88);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 512);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_STAGING_DEMOTION, 1, 3, 2048, 88);
 
 	/* The lowest tier full: nothing, and never an intermediate tier. */
 	set_room(&f, 0, TIER_PAGES, TIER_PAGES, 0);
-	CHECK_EQ_INT(tick(&f, 12 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 12 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.demote_attempts, 3 * 768);
@@ -420,10 +341,10 @@ static void test_staging_demotion(void)
 	/* The budget covers 100 pages: the coldest first. */
 	set_room(&f, 0, 0, 0, TIER_PAGES);
 	f.in.budget_bytes = 100 * PAGE;
-	CHECK_EQ_INT(tick(&f, 13 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 13 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 100);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 1024, 100);
+	fixture_done(&f);
 }
 
 /* ---- §4.5.2 targeted promotion --------------------------------------- */
@@ -461,11 +382,11 @@ static void test_targeted_promotion(void)
 	/* Tier 0 has room, tier 1 none: P to tier 0; Q falls back to tier 2.
 	 * Hottest first. */
 	set_room(&f, 256, 0, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 2);
-	check_action(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
-	check_action(&f.out, 1, TIERD_REASON_PROMOTION_FALLBACK, 3, 2, Q_PAGE, 64);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_PROMOTION_FALLBACK, 3, 2, Q_PAGE, 64);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.promote_attempts, 128);
 	CHECK_EQ_U64(stats.promote_fallbacks, 64);
@@ -473,19 +394,19 @@ static void test_targeted_promotion(void)
 
 	/* Tier 0 takes 40 pages of P; the other 24 fall back to tier 1. */
 	set_room(&f, 40, TIER_PAGES, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 3);
-	check_action(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 40);
-	check_action(&f.out, 1, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, P_PAGE + 40, 24);
-	check_action(&f.out, 2, TIERD_REASON_TARGETED_PROMOTION, 3, 1, Q_PAGE, 64);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 40);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, P_PAGE + 40, 24);
+	CHECK_PAGES(&f.out, 2, TIERD_REASON_TARGETED_PROMOTION, 3, 1, Q_PAGE, 64);
 
 	/* A budget of 64 pages: only the hottest. */
 	set_room(&f, TIER_PAGES, TIER_PAGES, TIER_PAGES, TIER_PAGES);
 	f.in.budget_bytes = 64 * PAGE;
-	CHECK_EQ_INT(tick(&f, 12 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 12 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
+	fixture_done(&f);
 
 	/* The cgroup's share of tier 0 (512 pages, all held) leaves no room
 	 * there though the tier has some; thresholds are unchanged (targets
@@ -494,12 +415,12 @@ static void test_targeted_promotion(void)
 	set_hot(&f, r, 5, NULL, 0);
 	f.in.share_bytes[0] = 512 * PAGE;
 	f.standing.tiers[0].anon_bytes = 512 * PAGE;
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 2);
-	check_action(&f.out, 0, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, P_PAGE, 64);
-	check_action(&f.out, 1, TIERD_REASON_TARGETED_PROMOTION, 3, 1, Q_PAGE, 64);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, P_PAGE, 64);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_TARGETED_PROMOTION, 3, 1, Q_PAGE, 64);
+	fixture_done(&f);
 }
 
 static void test_deferred_promotion(void)
@@ -513,7 +434,7 @@ static void test_deferred_promotion(void)
 	set_hot(&f, r, 5, NULL, 0);
 	/* Tiers 0 to 2 full: P and Q are deferred. */
 	set_room(&f, 0, 0, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.promote_attempts, 128);
@@ -523,9 +444,9 @@ static void test_deferred_promotion(void)
 	/* Room appears on tier 0: P is retried; Q still finds tiers 1 and 2
 	 * full and stays owed. */
 	set_room(&f, 64, 0, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, P_PAGE, 64);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, P_PAGE, 64);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.promote_attempts, 256);
 	CHECK_EQ_U64(stats.promote_deferred, 192);
@@ -534,43 +455,43 @@ static void test_deferred_promotion(void)
 	 * 1 s ago (within 2 periods of tier 3), is retried into tier 1. */
 	set_hot(&f, NULL, 0, NULL, 0);
 	set_room(&f, 0, 64, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 12 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 12 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 1, Q_PAGE, 64);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 1, Q_PAGE, 64);
 	/* Both placed: nothing owed any more. */
 	set_room(&f, TIER_PAGES, TIER_PAGES, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 13 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 13 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	/* Q turns idle: its deferred promotion is dropped though tier 1 now
 	 * has room; P, not observed, is still retried. */
 	fixture_init(&f, "{\"headroom\": \"0%\"}");
 	set_hot(&f, r, 5, NULL, 0);
 	set_room(&f, 0, 0, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	/* H0, H1, cold and Q idle; P not observed. */
 	promotion_regions(r, false);
 	r[3] = r[0];
 	set_hot(&f, r + 1, 4, NULL, 0);
 	set_room(&f, TIER_PAGES, TIER_PAGES, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, P_PAGE, 64);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, P_PAGE, 64);
+	fixture_done(&f);
 
 	/* Not seen hot for longer than 2 periods of tier 3 (2 s): forgotten. */
 	promotion_regions(r, true);
 	fixture_init(&f, "{\"headroom\": \"0%\"}");
 	set_hot(&f, r, 5, NULL, 0);
 	set_room(&f, 0, 0, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	set_hot(&f, NULL, 0, NULL, 0);
 	set_room(&f, TIER_PAGES, TIER_PAGES, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 13 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 13 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Hint-fault samples are single-page ranges, each page once at its
@@ -599,20 +520,20 @@ static void test_sampled_promotion(void)
 	r[3] = r[4];    /* r[1..3]: H0, H1, cold */
 	set_hot(&f, r + 1, 3, s, 5);
 	set_room(&f, 1, 0, TIER_PAGES, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 2, 0, 20000, 1);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_TARGETED_PROMOTION, 2, 0, 20000, 1);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.promote_attempts, 2);
 	CHECK_EQ_U64(stats.promote_deferred, 1);
 
 	/* Page 20002 faults again and tier 0 has a page free: the retry. */
 	set_hot(&f, r + 1, 3, s + 2, 1);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	check_action(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 1, 0, 20002, 1);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 1, 0, 20002, 1);
+	fixture_done(&f);
 }
 
 /* §4.4: an idle duration shorter than its tier's expected range does not
@@ -630,13 +551,13 @@ static void test_idle_not_hotter_than_tier(void)
 	fixture_init(&f, "{\"headroom\": \"0%\"}");
 	set_hot(&f, r, 5, NULL, 0);
 	set_room(&f, 0, 0, 0, 0);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	r[5] = idle(16384, 1024, 3, 0, 1 * SEC);
 	set_hot(&f, r, 6, NULL, 0);
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* Demotions go first and free the room promotions then use (tier 0 full):
@@ -656,12 +577,12 @@ static void test_demotion_frees_room(void)
 	fixture_init(&f, "{\"headroom\": \"0%\"}");
 	set_hot(&f, r, 5, NULL, 0);
 	set_room(&f, 0, 0, 0, TIER_PAGES);
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 8, 10, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 2);
-	check_action(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 960, 64);
-	check_action(&f.out, 1, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
-	fixture_free(&f);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_STAGING_DEMOTION, 0, 3, 960, 64);
+	CHECK_PAGES(&f.out, 1, TIERD_REASON_TARGETED_PROMOTION, 3, 0, P_PAGE, 64);
+	fixture_done(&f);
 }
 
 /* ---- §3.1 failure accounting ----------------------------------------- */
@@ -684,7 +605,7 @@ static void test_failure_accounting(void)
 	f.feedback = (struct tierd_feedback){ .promote_failed_bytes = 2 * PAGE,
 					      .demote_failed_bytes = 1 * PAGE,
 					      .promoted_bytes = 10 * PAGE };
-	CHECK_EQ_INT(tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	check_thresholds(f.state, 4, 31, 31, 31);
 	CHECK_EQ_INT(f.out.nr, 0);
 	tierd_mole_stats(f.state, &stats);
@@ -700,16 +621,16 @@ static void test_failure_accounting(void)
 	 * the dropped page, fresh again, is deferred anew into a freed slot. */
 	set_room(&f, 10, 5, 0, TIER_PAGES);
 	f.feedback = (struct tierd_feedback){ 0 };
-	CHECK_EQ_INT(tick(&f, 11 * SEC), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 11 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 15);
-	check_action(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, 100000, 1);
-	check_action(&f.out, 10, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, 100010, 1);
+	CHECK_PAGES(&f.out, 0, TIERD_REASON_DEFERRED_PROMOTION, 3, 0, 100000, 1);
+	CHECK_PAGES(&f.out, 10, TIERD_REASON_PROMOTION_FALLBACK, 3, 1, 100010, 1);
 	tierd_mole_stats(f.state, &stats);
 	CHECK_EQ_U64(stats.promote_attempts, 2 * (TIERD_MOLE_DEFER_MAX + 1));
 	CHECK_EQ_U64(stats.promote_fallbacks, 5);
 	CHECK_EQ_U64(stats.promote_deferred, 2 * (TIERD_MOLE_DEFER_MAX + 1) - 15);
 	CHECK_EQ_U64(stats.promote_dropped, 1);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 /* No thresholds before the first observation, one tier: nothing to do. */
@@ -719,10 +640,10 @@ static void test_nothing_to_do(void)
 	struct fixture f;
 
 	fixture_init(&f, NULL);
-	CHECK_EQ_INT(tick(&f, 1), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 1), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
 	CHECK_EQ_INT(tierd_mole_threshold(f.state, 0), TIERD_MOLE_NO_THRESHOLD);
-	fixture_free(&f);
+	fixture_done(&f);
 
 	promotion_regions(r, true);
 	fixture_init(&f, NULL);
@@ -731,9 +652,9 @@ static void test_nothing_to_do(void)
 	r[3].tier = 0;
 	r[4].tier = -1;    /* unknown: skipped */
 	set_hot(&f, r, 5, NULL, 0);
-	CHECK_EQ_INT(tick(&f, 1), 0);
+	CHECK_EQ_INT(fixture_tick(&f, 1), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	fixture_free(&f);
+	fixture_done(&f);
 }
 
 int main(void)

@@ -1,0 +1,75 @@
+/* The per-tick ledger strategies book their proposals in; see
+ * strategy_ledger.h. */
+#include <string.h>
+
+#include "strategy_ledger.h"
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+void tierd_ledger_init(struct tierd_ledger *l, const struct tierd_strategy_input *in,
+		       struct tierd_action_list *out)
+{
+	memset(l, 0, sizeof(*l));
+	l->nr_tiers = min_u64(in->topo->nr_tiers, TIERD_MAX_TIERS);
+	l->cgroup = in->cgroup;
+	l->budget = in->budget_bytes;
+	l->out = out;
+	for (size_t t = 0; t < l->nr_tiers; t++) {
+		const struct tierd_cgroup_standing *st = in->standing;
+		uint64_t held = st ? st->tiers[t].anon_bytes + st->tiers[t].file_bytes : 0;
+
+		l->room[t] = in->room_bytes[t];
+		if (in->share_bytes[t] == TIERD_SHARE_NONE)
+			l->take[t] = TIERD_SHARE_NONE;
+		else
+			l->take[t] = in->share_bytes[t] - min_u64(held, in->share_bytes[t]);
+	}
+}
+
+uint64_t tierd_ledger_fits(const struct tierd_ledger *l, size_t tier)
+{
+	return tierd_page_down(min_u64(l->room[tier], l->take[tier]));
+}
+
+bool tierd_ledger_has_budget(const struct tierd_ledger *l)
+{
+	return l->budget >= TIERD_PAGE_BYTES;
+}
+
+uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes)
+{
+	return tierd_page_down(min_u64(bytes, l->budget));
+}
+
+int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
+		      uint64_t start, uint64_t bytes)
+{
+	const struct tierd_action a = {
+		.kind = TIERD_ACTION_MIGRATE,
+		.reason = reason,
+		.cgroup = l->cgroup,
+		.from_tier = from,
+		.to_tier = to,
+		.start = start,
+		.end = start + bytes,
+		.bytes = bytes,
+	};
+	int r;
+
+	r = tierd_action_list_push(l->out, &a);
+	if (r < 0)
+		return r;
+	/* As the engine will: the destination fills, the source frees. Never
+	 * below 0, should a caller overreach. */
+	l->room[to] -= min_u64(l->room[to], bytes);
+	l->room[from] = tierd_add_sat(l->room[from], bytes);
+	if (l->take[to] != TIERD_SHARE_NONE)
+		l->take[to] -= min_u64(l->take[to], bytes);
+	if (l->take[from] != TIERD_SHARE_NONE)
+		l->take[from] = tierd_add_sat(l->take[from], bytes);
+	l->budget -= min_u64(l->budget, bytes);
+	return 0;
+}
