@@ -101,11 +101,11 @@ check:
 	$(Q)$(MAKE) --no-print-directory tests
 	$(Q)BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
 
-# One tick of the daemon against the bundled four-tier fixture machine.
 # The four-tier VM scenarios alone (make check runs them too).
 vmcheck: $(BUILD)/tierd $(BUILD)/tierctl
 	$(Q)BUILD=$(BUILD) sh tests/test_vm.sh
 
+# One tick of the daemon against the bundled four-tier fixture machine.
 demo: all
 	$(Q)mkdir -p $(BUILD)/demo
 	$(Q)$(BUILD)/tierd --root tests/fixtures/four-tier --config configs/tierd.json \

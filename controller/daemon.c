@@ -198,13 +198,30 @@ static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const 
 	tierd_log_fields(&d->log, level, fields, n, "%s", msg);
 }
 
-static const struct tierd_action *action_for(const struct tierd_report *rep, size_t cgroup,
-					     size_t tier)
+/* "; plan: demote 320.0M to tiers 1, 2" for the budget demotions of cgroup
+ * c from tier t; false when there are none. */
+static bool describe_budget_plan(const struct tierd_report *rep, size_t c, size_t t, char *buf,
+				 size_t size)
 {
-	for (size_t i = 0; i < rep->nr_actions; i++)
-		if (rep->actions[i].cgroup == cgroup && rep->actions[i].from_tier == tier)
-			return &rep->actions[i];
-	return NULL;
+	char bytes[24], tiers[64] = "";
+	uint64_t total = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nr_actions; i++) {
+		const struct tierd_action *a = &rep->actions[i];
+
+		if (a->cgroup != c || a->from_tier != t || a->reason != TIERD_REASON_OVER_TIER_MAX)
+			continue;
+		total += a->bytes;
+		snprintf(tiers + strlen(tiers), sizeof(tiers) - strlen(tiers), "%s%zu", n++ ? ", " : "",
+			 a->to_tier);
+	}
+	if (!n)
+		return false;
+	tierd_format_bytes(total, bytes, sizeof(bytes));
+	snprintf(buf, size, "; plan: demote %s to tier%s %s%s", bytes, n > 1 ? "s" : "", tiers,
+		 rep->dry_run ? " (dry run)" : "");
+	return true;
 }
 
 static void log_budget_change(struct tierd_daemon *d, const struct tierd_report *rep, size_t c,
@@ -215,8 +232,7 @@ static void log_budget_change(struct tierd_daemon *d, const struct tierd_report 
 	for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
 		const struct tierd_tier_standing *ts = &cg->standing.tiers[t];
 		bool over = ts->over_bytes > 0, was = was_over & (1u << t);
-		char used[24], max[24], over_s[24], plan[96] = "";
-		const struct tierd_action *a;
+		char used[24], max[24], over_s[24], plan[128] = "";
 
 		if (over == was)
 			continue;
@@ -229,16 +245,8 @@ static void log_budget_change(struct tierd_daemon *d, const struct tierd_report 
 			continue;
 		}
 		tierd_format_bytes(ts->over_bytes, over_s, sizeof(over_s));
-		a = action_for(rep, c, t);
-		if (a) {
-			char b[24];
-
-			tierd_format_bytes(a->bytes, b, sizeof(b));
-			snprintf(plan, sizeof(plan), "; plan: demote %s to tier %zu%s", b, a->to_tier,
-				 rep->dry_run ? " (dry run)" : "");
-		} else if (t + 1 < rep->topo.nr_tiers) {
+		if (!describe_budget_plan(rep, c, t, plan, sizeof(plan)) && t + 1 < rep->topo.nr_tiers)
 			snprintf(plan, sizeof(plan), "; nothing planned: no migration budget or room below");
-		}
 		log_event(d, TIERD_LOG_WARNING, "over-budget", cg->path, cg->policy, (int)t,
 			  ts->over_bytes,
 			  "cgroup %s is over its tier %zu budget by %s: holds %s, max %s (policy %s)%s",
@@ -316,7 +324,8 @@ static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 	for (size_t i = 0; i < d->nr_seen; i++) {
 		if (d->seen[i].conflict || find_seen(next, n, d->seen[i].path))
 			continue;
-		log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path, d->seen[i].policy, -1, 0,
+		log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path,
+			  d->seen[i].policy[0] ? d->seen[i].policy : NULL, -1, 0,
 			  "cgroup %s is no longer managed: it went away or no policy matches it",
 			  d->seen[i].path);
 	}

@@ -159,7 +159,15 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 		struct tierd_config cfg;
 		char err[512];
 
-		tierd_config_defaults(&cfg);
+		/* The machine as tierd sees it: with tierd.json's tier override. */
+		if (tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg,
+				      &diags) < 0) {
+			for (size_t i = 0; i < diags.nr; i++)
+				fprintf(stderr, "%s\n", diags.items[i].message);
+			free(policies);
+			tierd_diags_free(&diags);
+			return EXIT_USAGE;
+		}
 		if (tierd_topology_read(c->daemon.root, &cfg, &topo, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tierctl: cannot read the memory topology: %s\n", err);
 			free(policies);

@@ -9,6 +9,11 @@
 #include "strategy.h"
 #include "units.h"
 
+/* A cgroup missing from a few ticks (a file it could not read, a slow
+ * listing) keeps its strategy state and budget period; one gone longer is
+ * forgotten. */
+#define ENGINE_STATE_GRACE_TICKS 10
+
 /* What the engine remembers of one cgroup between ticks. */
 struct cgroup_state {
 	uint64_t id;
@@ -20,6 +25,7 @@ struct cgroup_state {
 	uint64_t period_start_usec;      /* its migration budget period */
 	uint64_t period_used_bytes;
 	bool seen;
+	unsigned missed;                 /* ticks in a row it was not planned for */
 };
 
 struct tierd_engine {
@@ -188,9 +194,16 @@ static int pool_shares(const struct tierd_engine_input *in, struct tierd_plan *p
 	}
 	tierd_pool_shares(n, initial, need, TIERD_POOL_FLOOR_PMY, share);
 	k = 0;
-	for (size_t c = 0; c < in->nr_cgroups; c++)
-		if (in->cgroups[c].policy->sharing == TIERD_SHARING_POOL)
-			plan->standings[c].share_bytes[0] = share[k++];
+	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		struct tierd_cgroup_standing *st = &plan->standings[c];
+
+		if (in->cgroups[c].policy->sharing != TIERD_SHARING_POOL)
+			continue;
+		/* A tier-0 max stays a hard cap: the pool shares below it. */
+		st->share_bytes[0] = st->tiers[0].has_max ? min_u64(share[k], st->tiers[0].max_bytes)
+							  : share[k];
+		k++;
+	}
 out:
 	free(initial);
 	free(need);
@@ -440,7 +453,7 @@ static int run_strategies(struct tierd_engine *e, struct tick *tk)
 	return r;
 }
 
-/* Spends what was planned and forgets cgroups gone since the last tick. */
+/* Spends what was planned and forgets cgroups gone for a while. */
 static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 		   const struct tierd_plan *plan)
 {
@@ -454,12 +467,15 @@ static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 			s->period_used_bytes += plan->actions[i].bytes;
 	}
 	for (size_t i = 0; i < e->nr; i++) {
-		if (!e->cgroups[i].seen) {
-			state_reset(&e->cgroups[i]);
+		struct cgroup_state *s = &e->cgroups[i];
+
+		s->missed = s->seen ? 0 : s->missed + 1;
+		if (s->missed > ENGINE_STATE_GRACE_TICKS) {
+			state_reset(s);
 			continue;
 		}
-		e->cgroups[i].seen = false;
-		e->cgroups[kept++] = e->cgroups[i];
+		s->seen = false;
+		e->cgroups[kept++] = *s;
 	}
 	e->nr = kept;
 }

@@ -516,10 +516,12 @@ static int parse_strategy(struct ctx *c, json_object *o, struct tierd_policy *p)
 			 "a strategy name or {\"name\": ..., \"params\": {...}}"))
 		return 0;
 	check_keys(c, o, "strategy", keys);
-	if (!json_object_object_get_ex(o, "name", &v))
+	if (!json_object_object_get_ex(o, "name", &v)) {
 		err(c, "strategy", "missing key \"name\"");
-	else
-		(void)parse_strategy_name(c, v, "strategy.name", p);
+		return 0;
+	}
+	if (parse_strategy_name(c, v, "strategy.name", p) < 0)
+		return 0; /* whose params they are is unknown */
 	if (json_object_object_get_ex(o, "params", &v) &&
 	    expect_type(c, v, "strategy.params", json_type_object, "an object")) {
 		p->strategy_params_json =
@@ -774,6 +776,7 @@ static unsigned check_set(const struct tierd_policy_set *set, const struct tierd
 		return errors;
 
 	for (size_t t = 0; t < topo->nr_tiers; t++) {
+		/* The budget whose min tipped the sum over capacity. */
 		const struct tierd_policy *last = NULL;
 		const struct tierd_tier_budget *last_b = NULL;
 		size_t last_k = 0;
@@ -789,12 +792,14 @@ static unsigned check_set(const struct tierd_policy_set *set, const struct tierd
 				    b->min.kind == TIERD_AMOUNT_PCT_USAGE)
 					continue;
 				sum += tierd_amount_resolve(&b->min, 0, topo->tiers[t].total_bytes);
-				last = p;
-				last_b = b;
-				last_k = k;
+				if (!last && sum > topo->tiers[t].total_bytes) {
+					last = p;
+					last_b = b;
+					last_k = k;
+				}
 			}
 		}
-		if (sum > topo->tiers[t].total_bytes) {
+		if (last) {
 			char want[32], have[32], key[32];
 
 			tierd_format_bytes(sum, want, sizeof(want));

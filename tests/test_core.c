@@ -260,6 +260,19 @@ static void test_engine(void)
 	CHECK_EQ_INT(plan.nr_actions, 3);
 	CHECK_EQ_U64(plan.planned_bytes, 152 * MIB);
 	tierd_plan_free(&plan);
+
+	/* A cgroup missing from a tick keeps its budget period: b spent its
+	 * 64M of this second at t = 1 s, is absent at 1.2 s, and at 1.4 s still
+	 * has nothing left. */
+	in = engine_input(&topo, cg, 1, 1000 + TIERD_USEC_PER_SEC + TIERD_USEC_PER_SEC / 5, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	tierd_plan_free(&plan);
+	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC + 2 * TIERD_USEC_PER_SEC / 5,
+			  1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	for (size_t i = 0; i < plan.nr_actions; i++)
+		CHECK(plan.actions[i].cgroup != 1);
+	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
 	/* The global budget caps the whole plan, over its period. */
@@ -289,6 +302,38 @@ static void test_engine(void)
 		b.index = 4;
 		CHECK_EQ_INT(tierd_budget_tier(&b, &topo), -1);
 	}
+}
+
+/* In pool mode a tier-0 max stays a hard cap on the pool share. */
+static void test_pool_capped_by_max(void)
+{
+	const uint64_t free_bytes[4] = { 0, 1 * GIB, 1 * GIB, 1 * GIB };
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs[2] = { { .id = 1 }, { .id = 2 } };
+	struct tierd_policy pol[2];
+	struct tierd_engine_cgroup cg[2];
+	struct tierd_engine_input in;
+	struct tierd_engine *e;
+	struct tierd_plan plan;
+
+	four_tiers(&topo, free_bytes);
+	obs[0].anon_bytes[0] = 300 * MIB;
+	pol[0] = budget_policy("a", 100 * MIB);
+	pol[1] = budget_policy("b", 0);
+	pol[1].nr_tiers = 0;
+	for (int i = 0; i < 2; i++) {
+		pol[i].sharing = TIERD_SHARING_POOL;
+		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
+	}
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	in = engine_input(&topo, cg, 2, 1000, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	/* Pool 100M + 512M; floors 75M and 384M; a wants 225M above its floor
+	 * and gets the 153M left (228M), capped at its 100M max. */
+	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 100 * MIB);
+	CHECK_EQ_U64(plan.standings[1].share_bytes[0], 384 * MIB);
+	tierd_plan_free(&plan);
+	tierd_engine_free(e);
 }
 
 /* A strategy's proposals go through the engine: the linux baseline promotes
@@ -503,6 +548,7 @@ int main(void)
 	test_engine();
 	test_pool_shares();
 	test_engine_strategy();
+	test_pool_capped_by_max();
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();

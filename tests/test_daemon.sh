@@ -88,6 +88,15 @@ $TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/po
 expect_eq "$?" 0 "tierd --once with an unwritable metrics path"
 expect_line "$T/err2" "tierd: warning: cannot write metrics to $T/no/such/dir/m.prom: No such file or directory"
 
+# A demotion split over two tiers is logged as one line with its total.
+mkdir "$T/split"
+printf '{"name": "db", "match": {"path": "/workload.slice/db.service"}, "tiers": [{"tier": 0, "max": "128M"}]}\n' >"$T/split/db.json"
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir "$T/split" --once \
+	--log-target=stderr --metrics-file "$T/ms.prom" --state-file "$T/ss.json" >"$T/outs" 2>"$T/errs"
+expect_line "$T/errs" 'tierd: warning: cgroup /workload.slice/db.service is over its tier 0 budget by 704.0M: holds 832.0M, max 128.0M (policy db); plan: demote 704.0M to tiers 1, 2 (dry run)'
+expect_grep "$T/outs" 'demote 512.0M of /workload.slice/db.service from tier 0 to tier 1'
+expect_grep "$T/outs" 'demote 192.0M of /workload.slice/db.service from tier 0 to tier 2'
+
 # --- tierctl status from the state file, table and JSON --------------------
 $TIERCTL status --state-file "$T/state.json" >"$T/status"
 expect_eq "$?" 0 "tierctl status exit status"
@@ -143,6 +152,8 @@ $TIERCTL validate --machine --root $FIX/four-tier "$T/pair.json" 2>"$T/v4"
 expect_eq "$?" 1 "a node list across tiers is refused on the four-tier machine"
 expect_line "$T/v4" "$T/pair.json:1:53: tiers[0]: names no tier of this machine (4 tiers; a node list must lie within one tier)"
 expect_line "$T/v4" "1 error"
+$TIERCTL validate --machine --root $FIX/four-tier --config "$T/override.json" "$T/pair.json" >/dev/null 2>&1
+expect_eq "$?" 0 "validate --machine sees tierd.json's tier override"
 $TIERCTL validate --json "$T/bad.json" >"$T/v3"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["valid"], len(d["errors"]))' "$T/v3")" "False 2" "validate --json"
 

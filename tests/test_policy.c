@@ -148,6 +148,9 @@ static void test_bad_cases(void)
 		/* The strategy checks its own params; the error points at the key. */
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"mole\", \"params\": {\"headroom\": \"90%\", \"m\": 1}}}",
 		  "p.json:1:92: strategy.params.headroom: expected a percentage from 0% to 50% such as \"5%\", got \"90%\"" },
+		/* An unknown strategy's params are not checked against "none". */
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"fast\", \"params\": {\"x\": 1}}}",
+		  "p.json:1:61: strategy.name: expected one of: mole, migflow, hmmv, linux, autotiering, none; got \"fast\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"strategy\": {\"name\": \"none\", \"params\": {\"burst\": 5}}}",
 		  "p.json:1:79: strategy.params: strategy \"none\" takes no params" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"migration_budget\": {\"bytes\": \"1G\", \"period\": \"10\"}}",
@@ -283,6 +286,24 @@ static void test_set_checks(void)
 		CHECK_EQ_STR(diags.items[0].message, want);
 	}
 	tierd_diags_free(&diags);
+	/* Reported at the min that tipped the sum, not at the last one. */
+	{
+		char *f = write_tmp(dir, "f.json", "{\"name\": \"f\", \"match\": {\"path\": \"/f\"},"
+					    " \"tiers\": [{\"tier\": 0, \"max\": \"1G\", \"min\": \"100M\"}]}");
+		const char *three[3] = { a, b, f };
+		char want[1024];
+
+		CHECK_EQ_INT(tierd_policy_load_files(three, 3, &topo, &set, &diags), -EINVAL);
+		snprintf(want, sizeof(want),
+			 "%s:1:75: tiers[0].min: the policies' min budgets on tier 0 add up to 5.1G, above its capacity 4.0G (each policy counted once)",
+			 b);
+		CHECK_EQ_INT(diags.nr, 1);
+		if (diags.nr)
+			CHECK_EQ_STR(diags.items[0].message, want);
+		tierd_diags_free(&diags);
+		unlink(f);
+		free(f);
+	}
 	files[0] = d;
 	CHECK_EQ_INT(tierd_policy_load_files(files, 1, &topo, &set, &diags), -EINVAL);
 	{
