@@ -378,6 +378,23 @@ static void test_engine_strategy(void)
 	CHECK(tierd_engine_strategy_state(e, 8, &which) == NULL);
 	tierd_plan_free(&plan);
 
+	/* A cgroup over its tier-0 max is demoted before its strategy runs,
+	 * and the strategy cannot promote into a tier it is over. */
+	pol.nr_tiers = 1;
+	pol.tiers[0] = (struct tierd_tier_budget){ .selector = TIERD_SELECT_INDEX, .index = 0,
+						   .max = { .kind = TIERD_AMOUNT_BYTES,
+							    .bytes = 256 * 1024 } };
+	obs.anon_bytes[0] = 512 * 1024;
+	in = engine_input(&topo, &cg, 1, 15 * TIERD_USEC_PER_SEC, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
+	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
+	CHECK_EQ_U64(plan.actions[0].bytes, 256 * 1024);
+	tierd_plan_free(&plan);
+	pol.nr_tiers = 0;
+	obs.anon_bytes[0] = 0;
+
 	/* Bad params: the strategy does not start, budgets still apply. */
 	pol.strategy_params_json = (char *)"{\"bogus\": 1}";
 	in = engine_input(&topo, &cg, 1, 20 * TIERD_USEC_PER_SEC, 1 * GIB);
