@@ -1,8 +1,10 @@
 /* The trace-driven simulator (bench/tiersim/): its invariants on every run
  * and with every strategy (no page lost or duplicated, no tier over
- * capacity, migrations within the budget, the oracle below everyone),
- * determinism, trace replay, and the machine, DAMON and fault-sampler
- * pieces on their own. Small scale, so it runs in seconds under ASan. */
+ * capacity, migrations within the budget, the oracle below everyone, only
+ * HMM-V leaving regions unsampled), determinism, trace replay, the sampler
+ * honouring HMM-V's multi-level queue and clock switch, writes told from
+ * reads by the dirty bit, and the machine, DAMON and fault-sampler pieces on
+ * their own. Small scale, so it runs in seconds under ASan. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +32,20 @@ static const enum tierd_strategy strategies[] = {
 };
 #define NR_STRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
+/* DAMON's checks per default window: 100 ms / 5 ms. */
+#define DAMON_CHECKS_PER_WINDOW (TIERSIM_DAMON_AGGR_USEC / TIERSIM_DAMON_SAMPLE_USEC)
+/* HMM-V's clock period (60 s): tracking may go off only at its first tick. */
+#define HMMV_CLOCK_USEC (60 * 1000000ull)
+
+/* A strategy counter from the run's strategy_stats, 0 when absent. */
+static uint64_t strategy_stat(const struct tiersim_result *res, const char *name)
+{
+	for (size_t i = 0; i < res->nr_strategy_stats; i++)
+		if (strcmp(res->strategy_stats[i].name, name) == 0)
+			return res->strategy_stats[i].value;
+	return 0;
+}
+
 static void small(struct tiersim_run_config *cfg, enum tiersim_workload_kind kind, uint64_t seed)
 {
 	tiersim_run_config_defaults(cfg);
@@ -38,6 +54,35 @@ static void small(struct tiersim_run_config *cfg, enum tiersim_workload_kind kin
 	cfg->workload.duration_usec = SMALL_DURATION_USEC;
 	cfg->workload.seed = seed;
 	cfg->check_every_tick = true;
+}
+
+/* The DAMON-like sampler's work: the ticks add up to the run; only HMM-V
+ * leaves regions unsampled, and each region it is told to leave out in do-not-
+ * disturb time is one HMM-V counts as skipped, as long as tracking stays on
+ * (runs shorter than its clock period). */
+static void check_sampler_work(const struct tiersim_run_config *cfg,
+			       const struct tiersim_result *res, const char *what)
+{
+	uint64_t checks = 0, skipped = 0;
+
+	for (size_t k = 0; k < res->nr_ticks; k++) {
+		checks += res->ticks[k].damon_checks;
+		skipped += res->ticks[k].damon_skipped_checks;
+	}
+	CHECK_EQ_U64(checks, res->damon_checks);
+	CHECK_EQ_U64(skipped, res->damon_skipped_checks);
+	CHECK(res->damon_checks > 0);
+	if (cfg->strategy != TIERD_STRATEGY_HMMV) {
+		CHECK_EQ_U64(res->damon_skipped_checks, 0);
+		CHECK_EQ_U64(res->damon_skipped_regions, 0);
+		return;
+	}
+	if (!res->damon_skipped_regions || !res->damon_skipped_checks)
+		fprintf(stderr, "  %s: HMM-V's sampler skipped nothing\n", what);
+	CHECK(res->damon_skipped_regions > 0);
+	CHECK(res->damon_skipped_checks > 0);
+	if (res->nr_ticks * cfg->tick_usec <= HMMV_CLOCK_USEC)
+		CHECK_EQ_U64(res->damon_skipped_regions, strategy_stat(res, "skipped_dnd"));
 }
 
 /* Everything a run must hold, whatever the strategy. */
@@ -75,6 +120,7 @@ static void check_run(const struct tiersim_run_config *cfg, const struct tiersim
 	}
 	CHECK(res.hot_frac_mean >= 0 && res.hot_frac_mean <= 1.0 + 1e-9);
 	CHECK_EQ_U64(res.migrated_bytes, res.migrated_pages * TIERSIM_PAGE_BYTES);
+	check_sampler_work(cfg, &res, what);
 	/* Without a strategy only a tier budget moves pages: island mode
 	 * with several cgroups (multi-tenant, the two-cgroup trace). */
 	if (cfg->strategy == TIERD_STRATEGY_NONE &&
@@ -155,23 +201,37 @@ static void test_determinism(void)
 	tiersim_result_free(&c);
 }
 
-/* A small recorded trace: two cgroups, one with a hot range, over 4 s. */
-static int write_trace(char *path, size_t size, size_t *ret_lines, uint64_t *ret_pages)
+/* A new trace file in TMPDIR, its name in path; NULL with errno set. */
+static FILE *trace_create(char *path, size_t size)
 {
 	int fd;
 	FILE *f;
-	uint64_t x = 42;
-	bool db_seen[600] = { false }, web_seen[64] = { false };
 
 	snprintf(path, size, "%s/test_tiersim_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	fd = mkstemp(path);
 	if (fd < 0)
-		return -errno;
+		return NULL;
 	f = fdopen(fd, "w");
 	if (!f) {
+		int e = errno;
+
 		close(fd);
-		return -errno;
+		unlink(path);
+		errno = e;
 	}
+	return f;
+}
+
+/* A small recorded trace: two cgroups, one with a hot range, over 4 s. */
+static int write_trace(char *path, size_t size, size_t *ret_lines, uint64_t *ret_pages)
+{
+	FILE *f;
+	uint64_t x = 42;
+	bool db_seen[600] = { false }, web_seen[64] = { false };
+
+	f = trace_create(path, size);
+	if (!f)
+		return -errno;
 	fprintf(f, "# time_usec cgroup addr r|w\n\n");
 	*ret_lines = 0;
 	for (uint64_t t = 0; t < 4000000; t += 200) {
@@ -261,6 +321,130 @@ static void test_trace(void)
 	CHECK_EQ_INT(tiersim_workload_new(&cfg.workload, &w, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "goes back") != NULL);
 	unlink(bad);
+}
+
+/* Runs a trace of one cgroup under one strategy, without an oracle. */
+static int run_trace(const char *path, enum tierd_strategy strategy, struct tiersim_result *res)
+{
+	struct tiersim_run_config cfg;
+	char err[512] = "";
+	int r;
+
+	small(&cfg, TIERSIM_WL_TRACE, 1);
+	cfg.workload.trace_path = path;
+	cfg.strategy = strategy;
+	r = tiersim_run(&cfg, NULL, res, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "  %s: %s\n", path, err);
+	return r;
+}
+
+/* One page written every 10 ms for 70 s: one region of one page, which can
+ * neither split nor merge, found accessed in every window HMM-V samples.
+ * Each sample moves it a level up, and level x rests 2^(x-1) windows (HMM-V
+ * §3.2): it is sampled in windows 0, 2 (0 + 1 + 1), 5 (+ 1 + 2), 10, 19
+ * and 36; the next, 69, comes after the clock switch turned tracking off
+ * (window 60: the clock started at the first tick, 1 s, and its period is
+ * 60 s; every 8-window round migrated less than 256 MB, so the counter is
+ * above 0). A tick is one window; tick 0 has no HMM-V state yet and samples.
+ * Other strategies sample every tick. */
+static void test_hmmv_sampling(void)
+{
+	static const size_t sampled[] = { 0, 2, 5, 10, 19, 36 };
+	const size_t nr_sampled = sizeof(sampled) / sizeof(sampled[0]);
+	const uint64_t duration_usec = 70 * 1000000ull, every_usec = 10000;
+	const size_t nr_ticks = (size_t)(duration_usec / 1000000ull);
+	const size_t tracked_windows = 60; /* windows 0..59 run with tracking on */
+	struct tiersim_result res;
+	char path[512];
+	FILE *f = trace_create(path, sizeof(path));
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (uint64_t t = 0; t < duration_usec; t += every_usec)
+		fprintf(f, "%llu vm 0x1000 w\n", (unsigned long long)t);
+	CHECK_EQ_INT(fclose(f), 0);
+
+	CHECK_EQ_INT(run_trace(path, TIERD_STRATEGY_HMMV, &res), 0);
+	CHECK_EQ_U64(res.nr_ticks, nr_ticks);
+	for (size_t k = 0; k < res.nr_ticks; k++) {
+		bool want = false;
+
+		for (size_t i = 0; i < nr_sampled; i++)
+			want |= sampled[i] == k;
+		if (want != (res.ticks[k].damon_checks > 0) ||
+		    want == (res.ticks[k].damon_skipped_checks > 0)) {
+			fprintf(stderr, "  hmmv tick %zu: %llu checks, %llu skipped\n", k,
+				(unsigned long long)res.ticks[k].damon_checks,
+				(unsigned long long)res.ticks[k].damon_skipped_checks);
+			CHECK(false);
+			break;
+		}
+	}
+	/* One region left out per tick not sampled; HMM-V counts those of its
+	 * tracked windows 1..59 as do-not-disturb ones (window 0 is sampled). */
+	CHECK_EQ_U64(res.damon_skipped_regions, nr_ticks - nr_sampled);
+	CHECK_EQ_U64(strategy_stat(&res, "skipped_dnd"), tracked_windows - nr_sampled);
+	CHECK_EQ_U64(strategy_stat(&res, "tracking_on"), 0);
+	CHECK_EQ_U64(res.invariant_violations, 0);
+	tiersim_result_free(&res);
+
+	CHECK_EQ_INT(run_trace(path, TIERD_STRATEGY_MOLE, &res), 0);
+	CHECK_EQ_U64(res.damon_skipped_checks, 0);
+	CHECK_EQ_U64(res.damon_skipped_regions, 0);
+	CHECK(res.ticks[res.nr_ticks - 1].damon_checks > 0);
+	tiersim_result_free(&res);
+	unlink(path);
+}
+
+/* The dirty bit tells writes from reads. Pages one apart make one region
+ * each (fewer pages than DAMON's minimum of regions, too small to split or
+ * merge), each checked every 5 ms, and each tick reports the last 100 ms
+ * window: DAMON_CHECKS_PER_WINDOW checks per region. */
+static void test_dirty_bit(void)
+{
+	const uint64_t duration_usec = 3 * 1000000ull, every_usec = 1000;
+	struct tiersim_result res;
+	char path[512];
+	FILE *f;
+
+	/* Written every millisecond: every check finds it accessed and dirty. */
+	f = trace_create(path, sizeof(path));
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (uint64_t t = 0; t < duration_usec; t += every_usec)
+		fprintf(f, "%llu db 0x1000 w\n", (unsigned long long)t);
+	CHECK_EQ_INT(fclose(f), 0);
+	CHECK_EQ_INT(run_trace(path, TIERD_STRATEGY_NONE, &res), 0);
+	CHECK_EQ_U64(res.nr_ticks, duration_usec / 1000000ull);
+	for (size_t k = 0; k < res.nr_ticks; k++) {
+		CHECK_EQ_U64(res.ticks[k].region_writes, DAMON_CHECKS_PER_WINDOW);
+		CHECK_EQ_U64(res.ticks[k].region_reads, 0);
+	}
+	tiersim_result_free(&res);
+	unlink(path);
+
+	/* Page 0 written, page 1 read, page 2 written then read in turn: a
+	 * read after a write between two checks leaves the page dirty. */
+	f = trace_create(path, sizeof(path));
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (uint64_t t = 0; t < duration_usec; t += every_usec)
+		fprintf(f, "%llu db 0x1000 w\n%llu db 0x2000 r\n%llu db 0x3000 %c\n",
+			(unsigned long long)t, (unsigned long long)t, (unsigned long long)t,
+			t / every_usec % 2 ? 'r' : 'w');
+	CHECK_EQ_INT(fclose(f), 0);
+	CHECK_EQ_INT(run_trace(path, TIERD_STRATEGY_HMMV, &res), 0);
+	for (size_t k = 0; k < res.nr_ticks; k++) {
+		/* HMM-V leaves regions out: they report their last window. */
+		CHECK_EQ_U64(res.ticks[k].region_writes, 2 * DAMON_CHECKS_PER_WINDOW);
+		CHECK_EQ_U64(res.ticks[k].region_reads, DAMON_CHECKS_PER_WINDOW);
+	}
+	tiersim_result_free(&res);
+	unlink(path);
 }
 
 static void test_machine(void)
@@ -399,6 +583,130 @@ static void test_samplers(void)
 	tiersim_machine_free(m);
 }
 
+/* Drives the sampler over [from, to) with pages [hot, hot + 512) touched
+ * every millisecond, the first half written, and one random page read.
+ * Returns 0 or the sampler's error. */
+static int drive_damon(struct tiersim_damon *d, struct tiersim_space *s, struct tiersim_rng *rng,
+		       uint64_t hot, uint64_t from, uint64_t to)
+{
+	for (uint64_t now = from; now < to; now += 1000) {
+		int r;
+
+		for (int i = 0; i < 20; i++) {
+			uint64_t p = i < 19 ? hot + tiersim_rng_below(rng, 512)
+					    : tiersim_rng_below(rng, s->nr_pages);
+
+			s->pages[p].flags |= TIERSIM_PAGE_ACCESSED;
+			if (i < 19 && p < hot + 256)
+				s->pages[p].flags |= TIERSIM_PAGE_DIRTY;
+		}
+		r = tiersim_damon_step(d, s, now);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static bool refuse_start(const void *ctx, uint64_t start_addr)
+{
+	return start_addr != *(const uint64_t *)ctx;
+}
+
+/* A region the filter refuses is frozen whole, as reported, although the
+ * split has already cut it: it is reported again with the same extent and
+ * counts, never checked, until a filter lets it be sampled. Writes and reads
+ * split every region's accesses. */
+static void test_damon_filter(void)
+{
+	const struct tiersim_tier_spec tiers[1] = {
+		{ .capacity_pages = 4096, .read_ns = 80, .write_ns = 80 },
+	};
+	const uint64_t pages[1] = { 4096 }, second = 1000000;
+	struct tiersim_machine *m = NULL;
+	struct tiersim_damon d;
+	struct tiersim_damon_config dc;
+	struct tiersim_rng rng;
+	const struct tierd_region *regions;
+	struct tierd_region before = { 0 };
+	struct tiersim_space *s;
+	uint64_t hot_writes = 0, cold_writes = 0, frozen_start, checks, skipped;
+	size_t nr = 0, widest = 0, nr_frozen = 0;
+	bool split_ok = true, found = false;
+
+	CHECK_EQ_INT(tiersim_machine_new(tiers, 1, pages, 1, &m), 0);
+	if (!m)
+		return;
+	s = &m->spaces[0];
+	for (uint64_t p = 0; p < 4096; p++)
+		(void)tiersim_machine_alloc(m, s, &s->pages[p]);
+	tiersim_damon_config_defaults(&dc);
+	CHECK_EQ_INT(tiersim_damon_init(&d, &dc, 4096, s->base_addr, 1, 1, 1), 0);
+	tiersim_rng_seed(&rng, 3, 4);
+	CHECK_EQ_INT(drive_damon(&d, s, &rng, 2048, 1000, second + 1000), 0);
+	regions = tiersim_damon_regions(&d, s, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t first = (regions[i].start - s->base_addr) / 4096;
+		uint64_t last = (regions[i].end - s->base_addr) / 4096;
+
+		if (regions[i].reads + regions[i].writes != regions[i].nr_accesses)
+			split_ok = false;
+		if (first >= 2048 && last <= 2048 + 256)
+			hot_writes += regions[i].writes;
+		if (last <= 2048 || first >= 2048 + 256)
+			cold_writes += regions[i].writes;
+		if (regions[i].end - regions[i].start > regions[widest].end - regions[widest].start)
+			widest = i;
+	}
+	CHECK(split_ok);
+	CHECK(hot_writes > 0);
+	CHECK_EQ_U64(cold_writes, 0);
+	/* The widest region has been split since it was reported. */
+	CHECK(d.nr > nr);
+	before = regions[widest];
+	frozen_start = before.start;
+	tiersim_damon_filter(&d, s, refuse_start, &frozen_start);
+	CHECK_EQ_U64(d.skipped_regions, 1);
+	for (size_t i = 0; i < d.nr; i++) {
+		if (!d.regions[i].frozen)
+			continue;
+		nr_frozen++;
+		CHECK_EQ_U64(s->base_addr + d.regions[i].start * 4096, before.start);
+		CHECK_EQ_U64(s->base_addr + d.regions[i].end * 4096, before.end);
+	}
+	CHECK_EQ_U64(nr_frozen, 1);
+
+	CHECK_EQ_INT(drive_damon(&d, s, &rng, 2048, second + 1000, 2 * second + 1000), 0);
+	CHECK(d.skipped_checks > 0);
+	regions = tiersim_damon_regions(&d, s, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		if (regions[i].start != before.start)
+			continue;
+		found = true;
+		CHECK_EQ_U64(regions[i].end, before.end);
+		CHECK_EQ_U64(regions[i].nr_accesses, before.nr_accesses);
+		CHECK_EQ_U64(regions[i].max_accesses, before.max_accesses);
+		CHECK_EQ_U64(regions[i].reads, before.reads);
+		CHECK_EQ_U64(regions[i].writes, before.writes);
+		CHECK_EQ_U64(regions[i].age, before.age);
+	}
+	CHECK(found);
+
+	/* Let through again: sampled, and nothing more is saved. */
+	tiersim_damon_filter(&d, s, NULL, NULL);
+	CHECK_EQ_U64(d.skipped_regions, 1);
+	nr_frozen = 0;
+	for (size_t i = 0; i < d.nr; i++)
+		nr_frozen += d.regions[i].frozen;
+	CHECK_EQ_U64(nr_frozen, 0);
+	skipped = d.skipped_checks;
+	checks = d.checks;
+	CHECK_EQ_INT(drive_damon(&d, s, &rng, 2048, 2 * second + 1000, 3 * second + 1000), 0);
+	CHECK_EQ_U64(d.skipped_checks, skipped);
+	CHECK(d.checks > checks);
+	tiersim_damon_free(&d);
+	tiersim_machine_free(m);
+}
+
 static void test_ratio(void)
 {
 	struct tiersim_run_config cfg;
@@ -426,8 +734,11 @@ int main(void)
 	test_ratio();
 	test_machine();
 	test_samplers();
+	test_damon_filter();
 	test_every_strategy();
 	test_determinism();
 	test_trace();
+	test_hmmv_sampling();
+	test_dirty_bit();
 	return tierd_test_finish();
 }

@@ -138,12 +138,14 @@ void tiersim_damon_set_intervals(struct tiersim_damon *d, const uint64_t *interv
 	}
 }
 
-/* Picks the page the next sample checks and clears its accessed bit
- * (DAMON's prepare_access_checks: mkold on a random address). */
+/* Picks the page the next sample checks and clears its accessed and dirty
+ * bits (DAMON's prepare_access_checks: mkold on a random address; HMM-V's
+ * scanner clears both A/D bits, §3.2), so the check sees only what happened
+ * since. */
 static void arm(struct tiersim_damon *d, struct tiersim_space *s, struct tiersim_damon_region *r)
 {
 	r->sample_page = r->start + tiersim_rng_below(&d->rng, size_of(r));
-	s->pages[r->sample_page].flags &= (uint8_t)~TIERSIM_PAGE_ACCESSED;
+	s->pages[r->sample_page].flags &= (uint8_t)~(TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_DIRTY);
 }
 
 /* The tier holding most of a region's pages decides its sampling interval. */
@@ -179,10 +181,13 @@ static void merge_two(struct tiersim_damon_region *l, const struct tiersim_damon
 	uint64_t sl = size_of(l), sr = size_of(r), sum = sl + sr;
 
 #define WMEAN(f) (l->f = (uint32_t)(((uint64_t)l->f * sl + (uint64_t)r->f * sr) / sum))
+	/* A weighted mean of writes never exceeds that of their accesses. */
 	WMEAN(nr_accesses);
 	WMEAN(nr_samples);
+	WMEAN(nr_writes);
 	WMEAN(last_accesses);
 	WMEAN(last_samples);
+	WMEAN(last_writes);
 	WMEAN(age);
 #undef WMEAN
 	if (r->last_window_usec > l->last_window_usec)
@@ -200,7 +205,7 @@ static void merge_pass(struct tiersim_damon *d, uint32_t threshold_pmy, uint64_t
 		if (kept) {
 			struct tiersim_damon_region *prev = &d->regions[kept - 1];
 
-			if (prev->end == r->start &&
+			if (prev->end == r->start && !prev->frozen && !r->frozen &&
 			    diff_u32(region_rate(prev), region_rate(r)) <= threshold_pmy &&
 			    size_of(prev) + size_of(r) <= size_limit) {
 				merge_two(prev, r);
@@ -226,8 +231,9 @@ static void split_regions(struct tiersim_damon *d)
 
 		pieces[0] = d->regions[i];
 		/* As damon_split_regions_of: cut the left part again and again
-		 * at a random tenth (1..9) of its size. */
-		for (size_t k = 0; k + 1 < nr_subs && sz > 2; k++) {
+		 * at a random tenth (1..9) of its size. A frozen region stays
+		 * whole: its start is what the filter knows it by. */
+		for (size_t k = 0; k + 1 < nr_subs && sz > 2 && !pieces[0].frozen; k++) {
 			uint64_t sub = (1 + tiersim_rng_below(&d->rng, 9)) * sz / 10;
 			struct tiersim_damon_region right;
 
@@ -270,7 +276,7 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 	for (size_t i = 0; i < d->nr; i++) {
 		struct tiersim_damon_region *r = &d->regions[i];
 
-		if (!closing[r->bucket])
+		if (!closing[r->bucket] || r->frozen)
 			continue;
 		if (diff_u32(rate_pmy(r->nr_accesses, r->nr_samples),
 			     rate_pmy(r->last_accesses, r->last_samples)) > MERGE_THRESHOLD_PMY)
@@ -279,9 +285,11 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 			r->age++;
 		r->last_accesses = r->nr_accesses;
 		r->last_samples = r->nr_samples;
+		r->last_writes = r->nr_writes;
 		r->last_window_usec = d->window_usec[r->bucket];
 		r->nr_accesses = 0;
 		r->nr_samples = 0;
+		r->nr_writes = 0;
 	}
 	/* Merge with a doubling threshold while there are too many regions
 	 * (kdamond_merge_regions). */
@@ -303,6 +311,8 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 			.max_accesses = r->last_samples,
 			.age = r->age,
 			.aggr_usec = r->last_window_usec ? r->last_window_usec : d->cfg.aggr_usec,
+			.reads = r->last_accesses - r->last_writes,
+			.writes = r->last_writes,
 		};
 	}
 	d->windows++;
@@ -311,7 +321,7 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 	for (size_t i = 0; i < d->nr; i++) {
 		struct tiersim_damon_region *r = &d->regions[i];
 
-		if (r->sample_page < r->start || r->sample_page >= r->end)
+		if (!r->frozen && (r->sample_page < r->start || r->sample_page >= r->end))
 			arm(d, s, r);
 	}
 }
@@ -327,7 +337,8 @@ int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_
 		if (!d->armed || d->nr != before) {
 			assign_buckets(d, s);
 			for (size_t i = 0; i < d->nr; i++)
-				if (d->regions[i].sample_page >= d->regions[i].end)
+				if (!d->regions[i].frozen &&
+				    d->regions[i].sample_page >= d->regions[i].end)
 					arm(d, s, &d->regions[i]);
 		}
 		d->armed = 1;
@@ -344,13 +355,24 @@ int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_
 	if (any) {
 		for (size_t i = 0; i < d->nr; i++) {
 			struct tiersim_damon_region *r = &d->regions[i];
+			uint8_t flags;
 
 			if (!due[r->bucket])
 				continue;
-			/* Check the bit cleared at the last sample, then arm anew. */
-			if (s->pages[r->sample_page].flags & TIERSIM_PAGE_ACCESSED)
+			if (r->frozen) {
+				d->skipped_checks++;
+				continue;
+			}
+			/* Check the bits cleared at the last sample, then arm anew.
+			 * A write sets both, so accessed and dirty is a write. */
+			flags = s->pages[r->sample_page].flags;
+			if (flags & TIERSIM_PAGE_ACCESSED) {
 				r->nr_accesses++;
+				if (flags & TIERSIM_PAGE_DIRTY)
+					r->nr_writes++;
+			}
 			r->nr_samples++;
+			d->checks++;
 			arm(d, s, r);
 		}
 	}
@@ -360,6 +382,56 @@ int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_
 			d->next_aggr_usec += d->cfg.aggr_usec;
 	}
 	return 0;
+}
+
+/* The page of an address in the space. */
+static uint64_t page_of(const struct tiersim_damon *d, uint64_t addr)
+{
+	return (addr - d->base_addr) / TIERSIM_PAGE_BYTES;
+}
+
+void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
+			  tiersim_damon_sample_fn *sample, const void *ctx)
+{
+	size_t n = 0, o = 0, asked = SIZE_MAX;
+	bool sampled = true;
+
+	for (size_t i = 0; i < d->nr;) {
+		struct tiersim_damon_region *r = &d->regions[n++];
+		const struct tierd_region *out = NULL;
+
+		*r = d->regions[i++];
+		/* The reported region holding its start: both lists are in
+		 * address order, and a split only cuts inside a region. */
+		while (o < d->nr_out && page_of(d, d->out[o].end) <= r->start)
+			o++;
+		if (o < d->nr_out && page_of(d, d->out[o].start) <= r->start)
+			out = &d->out[o];
+		if (out && o != asked) {
+			asked = o;
+			sampled = !sample || sample(ctx, out->start);
+		}
+		if (!out || sampled) {
+			if (r->frozen) {
+				r->frozen = false;
+				arm(d, s, r);
+			}
+			continue;
+		}
+		/* Frozen whole, as it was reported; the window under way is
+		 * dropped, the last complete one is what it keeps reporting. */
+		while (i < d->nr && d->regions[i].start < page_of(d, out->end)) {
+			if (d->regions[i].end > r->end)
+				r->end = d->regions[i].end;
+			i++;
+		}
+		if (!r->frozen) {
+			r->nr_accesses = r->nr_samples = r->nr_writes = 0;
+			r->frozen = true;
+		}
+		d->skipped_regions++;
+	}
+	d->nr = n;
 }
 
 const struct tierd_region *tiersim_damon_regions(struct tiersim_damon *d,

@@ -3,7 +3,10 @@
  * admin guide's defaults): regions of pages; every sampling interval one
  * random page per region has its accessed bit checked (set by any access)
  * and cleared, and a region's nr_accesses counts the checks that found it
- * set during one aggregation window. Every base aggregation interval
+ * set during one aggregation window. The dirty bit is checked and cleared
+ * with it, as HMM-V's scanner reads both A/D bits (§3.2 of
+ * 002_ec934865f0d1cdcc.txt): a check that finds the page accessed and dirty
+ * counts a write, accessed and clean a read. Every base aggregation interval
  * adjacent regions whose access rates differ by at most a tenth are merged
  * (age kept as a size-weighted mean, reset when a region's rate changed by
  * more than that), then every region is split at random points, within
@@ -19,10 +22,16 @@
  * sampling interval keeps DAMON's default ratio to it (5 ms : 100 ms). A
  * region's window closes at its tier's pace, so max_accesses and aggr_usec
  * differ between tiers; merging compares rates, nr_accesses / samples. The
- * strategies see each region's last complete window, never true counts. */
+ * strategies see each region's last complete window, never true counts.
+ *
+ * A strategy may leave regions unsampled (HMM-V's multi-level queue and
+ * clock switch, §3.2): tiersim_damon_filter() freezes them as they were
+ * last reported, so they keep being reported with the same start, extent
+ * and counts until they are sampled again. */
 #ifndef TIERSIM_DAMON_H
 #define TIERSIM_DAMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,11 +65,16 @@ struct tiersim_damon_config {
 struct tiersim_damon_region {
 	uint64_t start, end;            /* pages [start, end) */
 	uint32_t nr_accesses, nr_samples;     /* this window */
+	uint32_t nr_writes;             /* of nr_accesses, found dirty */
 	uint32_t last_accesses, last_samples; /* the last complete window */
+	uint32_t last_writes;           /* of last_accesses */
 	uint64_t last_window_usec;      /* how long that window was */
 	uint32_t age;
-	uint64_t sample_page;           /* its bit was cleared at the last sample */
+	uint64_t sample_page;           /* its bits were cleared at the last sample */
 	size_t bucket;                  /* sampling tier; nr_tiers = no page yet */
+	/* Left unsampled by the filter: not checked, merged, split or aged,
+	 * and its last window stays what it was. */
+	bool frozen;
 };
 
 struct tiersim_damon {
@@ -84,6 +98,10 @@ struct tiersim_damon {
 	size_t nr_out;
 	struct tierd_region *out;
 	uint64_t windows;
+	/* Sampling work: page checks made, checks the filter saved (a frozen
+	 * region due for a sample), and regions it froze (one per region per
+	 * tiersim_damon_filter() call). */
+	uint64_t checks, skipped_checks, skipped_regions;
 };
 
 /* DAMON's defaults. */
@@ -108,8 +126,20 @@ void tiersim_damon_set_intervals(struct tiersim_damon *d, const uint64_t *interv
  * -ENOMEM. */
 int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_t now_usec);
 
+/* Whether the region reported (by the last aggregation) at start_addr is
+ * sampled until the next filter. */
+typedef bool tiersim_damon_sample_fn(const void *ctx, uint64_t start_addr);
+
+/* Chooses the regions sampled from now on: each region of the last complete
+ * window that sample() refuses is frozen whole (the pieces the split made
+ * of it since are joined again), the others are sampled, a frozen one
+ * starting afresh with a newly armed page. sample NULL: every region. */
+void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
+			  tiersim_damon_sample_fn *sample, const void *ctx);
+
 /* The last complete window's regions with the tier holding each one now
- * (-1 when its pages are in several tiers or none). */
+ * (-1 when its pages are in several tiers or none); reads + writes =
+ * nr_accesses, split by the dirty bit. */
 const struct tierd_region *tiersim_damon_regions(struct tiersim_damon *d,
 						 const struct tiersim_space *s, size_t *ret_nr);
 

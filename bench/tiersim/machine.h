@@ -43,6 +43,10 @@
 /* Page flags. */
 #define TIERSIM_PAGE_ACCESSED 0x1u /* the PTE accessed bit DAMON samples */
 #define TIERSIM_PAGE_PROT 0x2u     /* made inaccessible by the fault sampler */
+/* The PTE dirty bit: set by a write, read and cleared by the DAMON-like
+ * sampler with the accessed bit, which tells it writes from reads (HMM-V
+ * §3.2, 002_ec934865f0d1cdcc.txt, records both A/D bits per page). */
+#define TIERSIM_PAGE_DIRTY 0x4u
 
 struct tiersim_page {
 	uint64_t last_usec;  /* last access: the order kernel reclaim's LRU follows */

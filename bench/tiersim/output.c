@@ -93,7 +93,8 @@ int tiersim_csv_summary(const char *path, const struct tiersim_result *results, 
 		   "strategy_promote_fail_rate,strategy_demote_attempt_pages,"
 		   "strategy_demote_failed_pages,strategy_demote_fail_rate,"
 		   "migrated_bytes,planned_bytes,clipped_bytes,migration_ms,mean_ns_mig,"
-		   "hot_frac_mean,hot_frac_last,fault_samples,fault_dropped,alloc_failed_pages,"
+		   "hot_frac_mean,hot_frac_last,fault_samples,fault_dropped,"
+		   "damon_checks,damon_skipped_checks,damon_skipped_regions,alloc_failed_pages,"
 		   "budget_bytes,max_period_bytes,invariant_violations,budget_violations,"
 		   "strategy_error,strategy_stats,wall_ms\n");
 	for (size_t i = 0; i < n; i++) {
@@ -122,11 +123,12 @@ int tiersim_csv_summary(const char *path, const struct tiersim_result *results, 
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%.4f,%.4f",
 			r->migrated_bytes, r->planned_bytes, r->clipped_bytes, r->migration_ms,
 			r->mean_ns_mig, r->hot_frac_mean, r->hot_frac_last);
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			   ",%" PRIu64 ",%d,",
-			r->fault_samples, r->fault_dropped, r->alloc_failed_pages, r->budget_bytes,
-			r->max_period_bytes, r->invariant_violations, r->budget_violations,
-			r->strategy_error);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			r->fault_samples, r->fault_dropped, r->damon_checks,
+			r->damon_skipped_checks, r->damon_skipped_regions);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,",
+			r->alloc_failed_pages, r->budget_bytes, r->max_period_bytes,
+			r->invariant_violations, r->budget_violations, r->strategy_error);
 		for (size_t k = 0; k < r->nr_strategy_stats; k++)
 			fprintf(f, "%s%s=%" PRIu64, k ? ";" : "", r->strategy_stats[k].name,
 				r->strategy_stats[k].value);
@@ -142,7 +144,8 @@ int tiersim_csv_series(const char *path, const struct tiersim_result *r)
 	if (!f)
 		return -errno;
 	fprintf(f, "time_s,accesses,mean_ns,oracle_ns,hot_frac,promoted_pages,demoted_pages,"
-		   "promote_failed_pages,demote_failed_pages,fault_samples,regions,actions");
+		   "promote_failed_pages,demote_failed_pages,fault_samples,regions,actions,"
+		   "damon_checks,damon_skipped_checks,region_reads,region_writes");
 	for (size_t t = 0; t < r->nr_tiers; t++)
 		fprintf(f, ",used_pages_t%zu", t);
 	fputc('\n', f);
@@ -157,6 +160,8 @@ int tiersim_csv_series(const char *path, const struct tiersim_result *r)
 			(double)tk->time_usec / 1e6, tk->accesses, mean, omean, hot, tk->promoted_pages,
 			tk->demoted_pages, tk->promote_failed_pages, tk->demote_failed_pages,
 			tk->fault_samples, tk->nr_regions, tk->nr_actions);
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, tk->damon_checks,
+			tk->damon_skipped_checks, tk->region_reads, tk->region_writes);
 		for (size_t t = 0; t < r->nr_tiers; t++)
 			fprintf(f, ",%" PRIu64, tk->used_pages[t]);
 		fputc('\n', f);

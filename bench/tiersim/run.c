@@ -9,6 +9,7 @@
 
 #include "../../policy/engine.h"
 #include "../../policy/snapshot.h"
+#include "../../policy/strategy_hmmv.h"
 #include "oracle.h"
 #include "run.h"
 #include "stats.h"
@@ -295,6 +296,50 @@ static void budget_period(struct sim *s, size_t c, uint64_t now)
 	}
 }
 
+/* HMM-V's sampler hooks (policy/strategy_hmmv.h), asked about each region
+ * for the monitoring window the next observe() stands for. */
+struct hmmv_filter {
+	const void *state;
+	uint64_t window;
+};
+
+static bool hmmv_should_sample(const void *ctx, uint64_t start_addr)
+{
+	const struct hmmv_filter *f = ctx;
+
+	return tierd_hmmv_should_sample(f->state, start_addr, f->window);
+}
+
+static bool sample_none(const void *ctx, uint64_t start_addr)
+{
+	(void)ctx;
+	(void)start_addr;
+	return false;
+}
+
+/* The regions the cgroup's sampler samples this tick. Only HMM-V
+ * leaves some out: those in their do-not-disturb time, and all of them while
+ * its clock switch has tracking off (HMM-V §3.2, 002_ec934865f0d1cdcc.txt).
+ * They are still reported, frozen as they were: HMM-V forgets a region left
+ * out of its input, and counts one in do-not-disturb time at its last
+ * degree whatever it reports. */
+static void filter_regions(struct sim *s, size_t c)
+{
+	struct cgroup_sim *cg = &s->cg[c];
+	enum tierd_strategy which;
+	const void *state = tierd_engine_strategy_state(s->engine, cg->obs.id, &which);
+	struct hmmv_filter f;
+
+	if (!state || which != TIERD_STRATEGY_HMMV)
+		return;
+	if (!tierd_hmmv_tracking_on(state)) {
+		tiersim_damon_filter(&cg->damon, &s->m->spaces[c], sample_none, NULL);
+		return;
+	}
+	f = (struct hmmv_filter){ .state = state, .window = tierd_hmmv_window(state) };
+	tiersim_damon_filter(&cg->damon, &s->m->spaces[c], hmmv_should_sample, &f);
+}
+
 static int engine_tick(struct sim *s, uint64_t now)
 {
 	struct tierd_engine_input in = {
@@ -315,6 +360,10 @@ static int engine_tick(struct sim *s, uint64_t now)
 		build_obs(s, c);
 		cg->hot.regions = tiersim_damon_regions(&cg->damon, &s->m->spaces[c],
 							&cg->hot.nr_regions);
+		for (size_t i = 0; i < cg->hot.nr_regions; i++) {
+			s->tick->region_reads += cg->hot.regions[i].reads;
+			s->tick->region_writes += cg->hot.regions[i].writes;
+		}
 		cg->hot.samples = cg->fault.samples;
 		cg->hot.nr_samples = cg->fault.nr;
 		s->tick->nr_regions += cg->hot.nr_regions;
@@ -352,6 +401,16 @@ static int engine_tick(struct sim *s, uint64_t now)
 		tiersim_damon_set_intervals(&cg->damon, interval);
 	}
 	return 0;
+}
+
+/* The DAMON-like samplers' checks made and saved so far, all cgroups. */
+static void sampler_work(const struct sim *s, uint64_t *ret_checks, uint64_t *ret_skipped)
+{
+	*ret_checks = *ret_skipped = 0;
+	for (size_t c = 0; c < s->nr_cgroups; c++) {
+		*ret_checks += s->cg[c].damon.checks;
+		*ret_skipped += s->cg[c].damon.skipped_checks;
+	}
 }
 
 static void check(struct sim *s)
@@ -524,6 +583,9 @@ static void finish(struct sim *s)
 	for (size_t c = 0; c < s->nr_cgroups; c++) {
 		res->fault_samples += s->cg[c].fault.total;
 		res->fault_dropped += s->cg[c].fault.dropped;
+		res->damon_checks += s->cg[c].damon.checks;
+		res->damon_skipped_checks += s->cg[c].damon.skipped_checks;
+		res->damon_skipped_regions += s->cg[c].damon.skipped_regions;
 		tiersim_strategy_stats(s->engine, &s->cg[c].obs.id, 1, res);
 	}
 }
@@ -574,9 +636,13 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 	for (size_t k = 0; k < res.nr_ticks; k++) {
 		struct tiersim_tick *tk = &res.ticks[k];
 		uint64_t start = k * cfg->tick_usec, end = start + cfg->tick_usec;
+		uint64_t checks0, skipped0, checks, skipped;
 
 		s.tick = tk;
 		tk->time_usec = end;
+		for (size_t c = 0; c < s.nr_cgroups; c++)
+			filter_regions(&s, c);
+		sampler_work(&s, &checks0, &skipped0);
 		for (uint64_t step = start + TIERSIM_STEP_USEC; step <= end; step += TIERSIM_STEP_USEC) {
 			struct tiersim_access a;
 
@@ -595,6 +661,8 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 				tk->tier0_accesses += t == 0;
 				pg->last_usec = a.time_usec;
 				pg->flags |= TIERSIM_PAGE_ACCESSED;
+				if (a.write)
+					pg->flags |= TIERSIM_PAGE_DIRTY;
 				if (pg->flags & TIERSIM_PAGE_PROT) {
 					tiersim_fault_hit(&s.cg[a.cgroup].fault, sp, a.page, a.time_usec,
 							  a.write);
@@ -608,6 +676,9 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 				tiersim_fault_step(&s.cg[c].fault, &s.m->spaces[c], step);
 			}
 		}
+		sampler_work(&s, &checks, &skipped);
+		tk->damon_checks = checks - checks0;
+		tk->damon_skipped_checks = skipped - skipped0;
 		if (oracle) {
 			tk->oracle_ns = oracle->window_ns[k];
 			tk->hot_accesses = oracle->hot_accesses[k];

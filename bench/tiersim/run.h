@@ -75,6 +75,11 @@ struct tiersim_tick {
 	uint64_t fault_samples;
 	size_t nr_regions;
 	size_t nr_actions;
+	/* DAMON-like sampling: page checks made and those HMM-V's filter
+	 * saved during the tick; reads and writes of the regions the engine
+	 * got at its end. */
+	uint64_t damon_checks, damon_skipped_checks;
+	uint64_t region_reads, region_writes;
 };
 
 /* Counters a strategy keeps of its own (policy/strategy_<name>.h), as
@@ -109,6 +114,11 @@ struct tiersim_result {
 	double mean_ns_mig;               /* mean_ns with migration cost added */
 	double hot_frac_mean, hot_frac_last;
 	uint64_t fault_samples, fault_dropped;
+	/* The DAMON-like sampler's work: page checks made, checks left out
+	 * because HMM-V's multi-level queue or clock switch said not to sample
+	 * the region (the work saved), and the regions so left out, one per
+	 * region per tick. */
+	uint64_t damon_checks, damon_skipped_checks, damon_skipped_regions;
 	uint64_t alloc_failed_pages;
 	uint64_t invariant_violations;
 	char first_violation[256];
