@@ -89,8 +89,10 @@ int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, 
 	}
 	snprintf(fs->mount, sizeof(fs->mount), "%s", mounts.cgroup2_path);
 	r = tierd_root_path(root, mounts.cgroup2_path, path, sizeof(path));
-	if (r < 0)
+	if (r < 0) {
+		snprintf(err, err_size, "%s: path too long under --root", mounts.cgroup2_path);
 		goto out;
+	}
 	fs->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->root_fd < 0) {
 		r = -errno;
@@ -224,15 +226,38 @@ static int gone(int r)
 	return r == -ENOENT || r == -ENODEV ? -ENOENT : r;
 }
 
-static int read_limit(int fd, const char *name, struct tierd_buf *b, uint64_t *ret, char *err,
-		      size_t err_size, const char *path)
+/* Why reading file `name` of cgroup `path` (directory inode id) failed:
+ * -ENOENT when the cgroup itself went away (skip it quietly); -ENOMEDIUM
+ * when the directory is there but the file is not, which means the memory
+ * controller is not enabled for it; else r. err says which. */
+static int read_failed(const struct tierd_cgroupfs *fs, const char *path, uint64_t id,
+		       const char *name, int r, char *err, size_t err_size)
+{
+	struct stat st;
+
+	if (gone(r) != -ENOENT) {
+		snprintf(err, err_size, "%s/%s: %s", path, name, strerror(-r));
+		return r;
+	}
+	if (fstatat(fs->root_fd, path[0] == '/' ? path + 1 : path, &st, 0) < 0 ||
+	    (uint64_t)st.st_ino != id) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		return -ENOENT;
+	}
+	snprintf(err, err_size,
+		 "%s/%s: %s (the memory controller is not enabled for it: add +memory to its parent's cgroup.subtree_control)",
+		 path, name, strerror(-r));
+	return -ENOMEDIUM;
+}
+
+static int read_limit(const struct tierd_cgroupfs *fs, int fd, const char *name,
+		      struct tierd_buf *b, uint64_t *ret, char *err, size_t err_size,
+		      const char *path, uint64_t id)
 {
 	int r = tierd_read_at(fd, name, b);
 
-	if (r < 0) {
-		snprintf(err, err_size, "%s/%s: %s", path, name, strerror(-r));
-		return gone(r);
-	}
+	if (r < 0)
+		return read_failed(fs, path, id, name, r, err, err_size);
 	r = tierd_kparse_limit(b->data, b->len, ret);
 	if (r < 0)
 		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path, name);
@@ -270,10 +295,8 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 	obs->id = (uint64_t)st.st_ino;
 
 	r = tierd_read_at(fd, "memory.numa_stat", buf);
-	if (r < 0) {
-		snprintf(err, err_size, "%s/memory.numa_stat: %s", path, strerror(-r));
-		return gone(r);
-	}
+	if (r < 0)
+		return read_failed(fs, path, obs->id, "memory.numa_stat", r, err, err_size);
 	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
 	if (r < 0) {
 		snprintf(err, err_size, "%s/memory.numa_stat:%d: expected \"key N<node>=<bytes> ...\"",
@@ -281,16 +304,15 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r == -ENODATA ? -EINVAL : r;
 	}
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		r = read_limit(fd, limits[i].name, buf, (uint64_t *)((char *)obs + limits[i].offset),
-			       err, err_size, path);
+		r = read_limit(fs, fd, limits[i].name, buf,
+			       (uint64_t *)((char *)obs + limits[i].offset), err, err_size, path,
+			       obs->id);
 		if (r < 0)
 			return r;
 	}
 	r = tierd_read_at(fd, "memory.stat", buf);
-	if (r < 0) {
-		snprintf(err, err_size, "%s/memory.stat: %s", path, strerror(-r));
-		return gone(r);
-	}
+	if (r < 0)
+		return read_failed(fs, path, obs->id, "memory.stat", r, err, err_size);
 	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
 	if (r < 0) {
 		snprintf(err, err_size, "%s/memory.stat:%d: expected \"key value\"", path, line);
@@ -307,7 +329,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 			return r;
 		}
 		obs->has_pressure = r == 0;
-	} else if (gone(r) == -ENOENT && faccessat(fd, ".", F_OK, 0) < 0) {
+	} else if (read_failed(fs, path, obs->id, "memory.pressure", r, err, err_size) == -ENOENT) {
 		return -ENOENT;
 	}
 	return 0;

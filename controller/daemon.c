@@ -97,7 +97,7 @@ static void warn_single_tier(struct tierd_daemon *d)
 
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
-	char err[ERR_MAX];
+	char err[ERR_MAX] = "";
 	int r;
 
 	memset(d, 0, sizeof(*d));
@@ -386,11 +386,16 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	struct tierd_engine_input in;
 	struct tierd_plan plan;
 	struct tierd_report rep;
-	char err[ERR_MAX], status[256];
+	char err[ERR_MAX] = "", status[256];
 	int r;
 
-	if (tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err)) < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "free memory per node not updated: %s", err);
+	r = tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err));
+	if (r < 0 && !d->free_failing)
+		tierd_log(&d->log, TIERD_LOG_WARNING,
+			  "free memory per node not updated, last figures kept: %s", err);
+	else if (r == 0 && d->free_failing)
+		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
+	d->free_failing = r < 0;
 	r = tierd_observe(&d->fs, &d->topo, &d->policies, &d->log, &obs);
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
@@ -407,20 +412,24 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	r = tierd_engine_plan(d->engine, &in, &plan);
 	if (r < 0)
 		goto out_obs;
-	for (size_t i = 0; i < plan.nr_actions; i++)
-		(void)d->actuator->apply(&d->dry_run, &obs.obs[plan.actions[i].cgroup],
-					 &plan.actions[i]);
 	r = tierd_report_build(&in, &plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
 			       obs.nr_conflicts, &rep);
-	tierd_plan_free(&plan);
-	if (r < 0)
+	if (r < 0) {
+		tierd_plan_free(&plan);
 		goto out_obs;
-	d->ticks++;
+	}
 	r = log_changes(d, &rep, &obs);
 	if (r < 0) {
+		tierd_plan_free(&plan);
 		tierd_report_free(&rep);
 		goto out_obs;
 	}
+	/* Act last: nothing after this point can fail. */
+	for (size_t i = 0; i < plan.nr_actions; i++)
+		(void)d->actuator->apply(&d->dry_run, &obs.obs[plan.actions[i].cgroup],
+					 &plan.actions[i]);
+	tierd_plan_free(&plan);
+	d->ticks++;
 	if (!d->opts.read_only)
 		export(d, &rep, &obs, now_usec(CLOCK_MONOTONIC) - start);
 	tierd_report_free(&d->last_report);
@@ -438,12 +447,22 @@ out_obs:
 	return r;
 }
 
+static bool same_tiers(const struct tierd_topology *a, const struct tierd_topology *b)
+{
+	if (a->nr_tiers != b->nr_tiers)
+		return false;
+	for (size_t t = 0; t < a->nr_tiers; t++)
+		if (!tierd_nodeset_equal(&a->tiers[t].nodes, &b->tiers[t].nodes))
+			return false;
+	return true;
+}
+
 int tierd_daemon_reload(struct tierd_daemon *d)
 {
 	struct tierd_policy_set set = { 0 };
 	struct tierd_topology topo;
 	struct tierd_config cfg;
-	char err[ERR_MAX];
+	char err[ERR_MAX] = "";
 	int r;
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
@@ -461,6 +480,11 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 		goto refused;
 	d->cfg = cfg;
 	d->log.level = cfg.log_level;
+	if (!same_tiers(&d->topo, &topo)) {
+		/* Logged over-budget states name tiers that changed meaning. */
+		for (size_t i = 0; i < d->nr_seen; i++)
+			d->seen[i].over_tiers = 0;
+	}
 	d->topo = topo;
 	tierd_policy_set_move(&d->policies, &set);
 	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);

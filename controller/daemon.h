@@ -57,7 +57,7 @@ struct tierd_daemon {
 
 	size_t nr_seen;
 	struct tierd_seen *seen;
-	bool metrics_failing, state_failing;
+	bool metrics_failing, state_failing, free_failing;
 
 	uint64_t ticks;
 	uint64_t load_errors;

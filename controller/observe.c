@@ -44,7 +44,7 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *
 	}
 	for (size_t i = 0; i < list.nr; i++) {
 		const struct tierd_policy *p, *other;
-		char err[TIERD_FILE_PATH_MAX];
+		char err[TIERD_FILE_PATH_MAX] = "";
 
 		switch (tierd_policy_pick(set, list.paths[i], &p, &other)) {
 		case TIERD_PICK_NONE:

@@ -63,7 +63,7 @@ static int cmd_status(const struct ctl *c)
 {
 	struct tierd_report rep;
 	struct tierd_buf b = { 0 };
-	char err[512];
+	char err[512] = "";
 	int r;
 
 	if (c->live) {
@@ -100,7 +100,7 @@ static int cmd_topology(const struct ctl *c)
 	struct tierd_diags diags = { 0 };
 	struct tierd_topology topo;
 	struct tierd_config cfg;
-	char err[512], *text = NULL;
+	char err[512] = "", *text = NULL;
 	int r;
 
 	r = tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg, &diags);
@@ -157,7 +157,7 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 	}
 	if (c->machine) {
 		struct tierd_config cfg;
-		char err[512];
+		char err[512] = "";
 
 		/* The machine as tierd sees it: with tierd.json's tier override. */
 		if (tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg,

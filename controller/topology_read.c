@@ -81,7 +81,9 @@ static int node_meminfo(const char *root, struct tierd_node *node, struct tierd_
 		return r;
 	}
 	r = tierd_kparse_node_meminfo(b->data, b->len, &node->total_bytes, &node->free_bytes, &line);
-	if (r < 0)
+	if (r == -ENODATA)
+		snprintf(err, err_size, "%s: expected \"Node N MemTotal:\" and \"MemFree:\" lines", path);
+	else if (r < 0)
 		snprintf(err, err_size, "%s:%d: expected \"Node N MemTotal: <n> kB\" lines", path, line);
 	return r;
 }
@@ -173,12 +175,18 @@ static int kernel_tiers(const char *root, struct kernel_tier *tiers, size_t *ret
 	int r = 0;
 
 	r = tierd_root_path(root, TIERING_DIR, dirpath, sizeof(dirpath));
-	if (r < 0)
+	if (r < 0) {
+		snprintf(err, err_size, "%s: path too long under --root", TIERING_DIR);
 		return r;
+	}
 	d = opendir(dirpath);
 	if (!d) {
 		*ret_nr = 0;
-		return errno == ENOENT ? 0 : -errno;
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", dirpath, strerror(-r));
+		return r;
 	}
 	while ((de = readdir(d))) {
 		char *end;
@@ -274,26 +282,33 @@ out:
 int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo, char *err,
 				size_t err_size)
 {
+	uint64_t node_free[TIERD_MAX_NODES], tier_free[TIERD_MAX_TIERS] = { 0 };
 	struct tierd_buf b = { 0 };
 	int r = 0;
 
-	for (size_t t = 0; t < topo->nr_tiers; t++)
-		topo->tiers[t].free_bytes = 0;
+	/* All nodes or none: a half-refreshed topology would contradict itself. */
 	for (size_t i = 0; i < topo->nr_nodes; i++) {
-		struct tierd_node *node = &topo->nodes[i];
+		struct tierd_node node = topo->nodes[i];
 
 		if (is_live(root) && numa_available() >= 0) {
 			long long free_bytes = 0;
 
-			if (numa_node_size64(node->nid, &free_bytes) > 0)
-				node->free_bytes = (uint64_t)free_bytes;
+			if (numa_node_size64(node.nid, &free_bytes) > 0)
+				node.free_bytes = (uint64_t)free_bytes;
 		} else {
-			r = node_meminfo(root, node, &b, err, err_size);
+			r = node_meminfo(root, &node, &b, err, err_size);
 			if (r < 0)
 				break;
 		}
-		topo->tiers[node->tier].free_bytes += node->free_bytes;
+		node_free[i] = node.free_bytes;
+		tier_free[node.tier] += node.free_bytes;
 	}
 	tierd_buf_free(&b);
-	return r;
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < topo->nr_nodes; i++)
+		topo->nodes[i].free_bytes = node_free[i];
+	for (size_t t = 0; t < topo->nr_tiers; t++)
+		topo->tiers[t].free_bytes = tier_free[t];
+	return 0;
 }

@@ -371,14 +371,20 @@ static int get_state(struct tierd_engine *e, uint64_t id, const struct tierd_pol
 	s->strategy = p->strategy;
 	if (p->strategy_params_json) {
 		s->params = strdup(p->strategy_params_json);
-		if (!s->params)
+		if (!s->params) {
+			s->strategy = TIERD_STRATEGY_NR;
 			return -ENOMEM;
+		}
 	}
 	s->ops = tierd_strategy_get(p->strategy);
 	if (s->ops) {
 		s->error = s->ops->init(p->strategy_params_json, &s->state, err, sizeof(err));
-		if (s->error == -ENOMEM)
+		if (s->error == -ENOMEM) {
+			/* Not a verdict on the params: try again next tick. */
+			state_reset(s);
+			s->strategy = TIERD_STRATEGY_NR;
 			return -ENOMEM;
+		}
 	}
 	return 0;
 }

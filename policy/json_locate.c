@@ -15,6 +15,7 @@ struct scanner {
 	size_t len;
 	size_t pos;
 	struct tierd_json_locs *locs;
+	int quiet;  /* > 0 while skipping the value of a duplicate key */
 };
 
 static void skip_ws(struct scanner *s)
@@ -27,22 +28,8 @@ static int record(struct scanner *s, const char *path, size_t key_offset)
 {
 	struct tierd_json_locs *l = s->locs;
 
-	for (size_t i = 0; i < l->nr; i++) {
-		if (strcmp(l->items[i].path, path) != 0)
-			continue;
-		char **d = realloc(l->duplicates, (l->nr_duplicates + 1) * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		l->duplicates = d;
-		d[l->nr_duplicates] = strdup(path);
-		if (!d[l->nr_duplicates])
-			return -ENOMEM;
-		l->nr_duplicates++;
-		l->items[i].offset = s->pos; /* json-c keeps the last one */
-		l->items[i].key_offset = key_offset;
+	if (s->quiet)
 		return 0;
-	}
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 32;
 		struct tierd_json_loc *items = realloc(l->items, cap * sizeof(*items));
@@ -58,6 +45,26 @@ static int record(struct scanner *s, const char *path, size_t key_offset)
 	l->items[l->nr].offset = s->pos;
 	l->items[l->nr].key_offset = key_offset;
 	l->nr++;
+	return 0;
+}
+
+/* A key written twice in one object: json-c keeps the last value, so the
+ * first record takes the later position and the path is noted. Only the
+ * object's own keys are compared, so a long document stays linear. */
+static int note_duplicate(struct scanner *s, size_t first, size_t key_offset)
+{
+	struct tierd_json_locs *l = s->locs;
+	char **d = realloc(l->duplicates, (l->nr_duplicates + 1) * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	l->duplicates = d;
+	d[l->nr_duplicates] = strdup(l->items[first].path);
+	if (!d[l->nr_duplicates])
+		return -ENOMEM;
+	l->nr_duplicates++;
+	l->items[first].offset = s->pos;
+	l->items[first].key_offset = key_offset;
 	return 0;
 }
 
@@ -85,15 +92,18 @@ static void skip_string(struct scanner *s)
 
 static int scan_value(struct scanner *s, const char *path, size_t key_offset, int depth);
 
+/* Members of an object (close '}') or items of an array (close ']'). For
+ * objects, first[] remembers where each key's record is, to find keys
+ * written twice. */
 static int scan_children(struct scanner *s, const char *path, int depth, char close)
 {
-	size_t index = 0;
-	int r;
+	size_t index = 0, nr_keys = 0, *first = NULL;
+	int r = 0;
 
 	s->pos++;
 	for (;;) {
 		char *child = NULL;
-		size_t key_offset;
+		size_t key_offset, dup = SIZE_MAX;
 
 		skip_ws(s);
 		if (s->pos >= s->len || s->text[s->pos] == close)
@@ -101,27 +111,58 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 		key_offset = s->pos;
 		if (close == '}') {
 			char *key = read_key(s);
+			size_t *f;
 
-			if (!key)
-				return -ENOMEM;
+			if (!key) {
+				r = -ENOMEM;
+				break;
+			}
 			r = asprintf(&child, "%s%s%s", path, *path ? "." : "", key);
 			free(key);
+			if (r < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			for (size_t k = 0; !s->quiet && k < nr_keys && dup == SIZE_MAX; k++)
+				if (strcmp(s->locs->items[first[k]].path, child) == 0)
+					dup = first[k];
+			f = realloc(first, (nr_keys + 1) * sizeof(*first));
+			if (!f) {
+				free(child);
+				r = -ENOMEM;
+				break;
+			}
+			first = f;
 			skip_ws(s);
 			s->pos++; /* ':' */
 			skip_ws(s);
-		} else {
-			r = asprintf(&child, "%s[%zu]", path, index++);
+		} else if (asprintf(&child, "%s[%zu]", path, index++) < 0) {
+			r = -ENOMEM;
+			break;
 		}
-		if (r < 0)
-			return -ENOMEM;
-		r = scan_value(s, child, close == '}' ? key_offset : SIZE_MAX, depth + 1);
+		if (dup != SIZE_MAX) {
+			/* The first record now points here; the value's own
+			 * children are not recorded twice. */
+			r = note_duplicate(s, dup, key_offset);
+			s->quiet++;
+			if (r == 0)
+				r = scan_value(s, child, key_offset, depth + 1);
+			s->quiet--;
+		} else {
+			if (close == '}' && !s->quiet)
+				first[nr_keys++] = s->locs->nr;
+			r = scan_value(s, child, close == '}' ? key_offset : SIZE_MAX, depth + 1);
+		}
 		free(child);
 		if (r < 0)
-			return r;
+			break;
 		skip_ws(s);
 		if (s->pos < s->len && s->text[s->pos] == ',')
 			s->pos++;
 	}
+	free(first);
+	if (r < 0)
+		return r;
 	s->pos++;
 	return 0;
 }

@@ -136,6 +136,20 @@ static void test_locate(void)
 	CHECK_EQ_INT(line, 4);
 	CHECK_EQ_INT(col, 8);
 	tierd_json_locs_free(&locs);
+
+	/* Duplicates are found among one object's keys, at any depth; the
+	 * second value's children are not recorded a second time. */
+	text = "{\"o\": {\"k\": 1, \"k\": 2}, \"a\": {\"x\": 1}, \"a\": {\"x\": 2}}";
+	CHECK_EQ_INT(tierd_json_locate(text, strlen(text), &locs), 0);
+	CHECK_EQ_INT(locs.nr_duplicates, 2);
+	if (locs.nr_duplicates == 2) {
+		CHECK_EQ_STR(locs.duplicates[0], "o.k");
+		CHECK_EQ_STR(locs.duplicates[1], "a");
+	}
+	CHECK_EQ_U64(tierd_json_locs_find(&locs, "o.k"), 20);
+	CHECK_EQ_U64(tierd_json_locs_find_key(&locs, "a"), 39);
+	CHECK_EQ_U64(tierd_json_locs_find(&locs, "a.x"), 35);
+	tierd_json_locs_free(&locs);
 }
 
 /* Four 1 GiB tiers, one node each; tier t has free[t] bytes free. */

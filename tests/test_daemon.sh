@@ -97,6 +97,24 @@ expect_line "$T/errs" 'tierd: warning: cgroup /workload.slice/db.service is over
 expect_grep "$T/outs" 'demote 512.0M of /workload.slice/db.service from tier 0 to tier 1'
 expect_grep "$T/outs" 'demote 192.0M of /workload.slice/db.service from tier 0 to tier 2'
 
+# A managed cgroup without memory files (the controller is not enabled for
+# it) is reported, not silently skipped as if it had gone away.
+cp -r $FIX/four-tier "$T/nomem"
+rm "$T/nomem/sys/fs/cgroup/workload.slice/db.service/memory.numa_stat"
+$TIERD --root "$T/nomem" --config configs/tierd.json --policy-dir configs/policies.d --once \
+	--log-target=stderr --metrics-file "$T/mn.prom" --state-file "$T/sn.json" >/dev/null 2>"$T/errn"
+expect_eq "$?" 0 "a cgroup without memory files does not stop the tick"
+expect_line "$T/errn" "tierd: warning: cgroup /workload.slice/db.service skipped until its files can be read: /workload.slice/db.service/memory.numa_stat: No such file or directory (the memory controller is not enabled for it: add +memory to its parent's cgroup.subtree_control)"
+expect_line "$T/mn.prom" 'tierd_cgroups_managed 3'
+
+# A memory_tiering that cannot be read says why.
+cp -r $FIX/four-tier "$T/badtier"
+rm -r "$T/badtier/sys/devices/virtual/memory_tiering"
+touch "$T/badtier/sys/devices/virtual/memory_tiering"
+$TIERCTL topology --root "$T/badtier" 2>"$T/errt"
+expect_eq "$?" 2 "unreadable memory_tiering"
+expect_line "$T/errt" "tierctl: cannot read the memory topology: $T/badtier/sys/devices/virtual/memory_tiering: Not a directory"
+
 # --- tierctl status from the state file, table and JSON --------------------
 $TIERCTL status --state-file "$T/state.json" >"$T/status"
 expect_eq "$?" 0 "tierctl status exit status"
@@ -221,6 +239,20 @@ wait_for "$T/dlog" "cgroup /workload.slice/db.service can be read again" && ok |
 wait_for "$T/d.prom" 'tierd_cgroups_managed 5' && ok || no "cgroup not managed again"
 expect_eq "$(grep -c 'db.service skipped until its files can be read: /workload.slice/db.service/memory.stat:2: expected "key value"' "$T/dlog")" 1 "unreadable warning logged once"
 grep -q 'db.service is no longer managed' "$T/dlog" && no "unreadable cgroup logged as dropped" || ok
+
+# A node whose meminfo turns malformed leaves every free figure as it was
+# (no half-refreshed topology), with one warning, not one a tick.
+N1=$T/root/sys/devices/system/node/node1/meminfo
+cp "$N1" "$T/node1.meminfo"
+sed -i 's/MemFree/MemFreX/' "$N1"
+wait_for "$T/dlog" 'free memory per node not updated' && ok || no "broken meminfo not reported"
+sleep 0.3
+expect_line "$T/d.prom" 'tierd_tier_free_bytes{tier="1",nodes="1"} 536870912'
+expect_line "$T/d.prom" 'tierd_tier_free_bytes{tier="3",nodes="3"} 939524096'
+grep -q "node1/meminfo: expected \"Node N MemTotal:\" and \"MemFree:\" lines" "$T/dlog" && ok || no "meminfo error names the file"
+expect_eq "$(grep -c 'free memory per node not updated' "$T/dlog")" 1 "meminfo warning logged once"
+cp "$T/node1.meminfo" "$N1"
+wait_for "$T/dlog" 'free memory per node read again' && ok || no "meminfo recovery not logged"
 
 # Logged once, not every tick: 100 ms ticks have run many times by now.
 expect_eq "$(grep -c 'db.service is over its tier 0 budget' "$T/dlog")" 1 "over-budget logged once"
