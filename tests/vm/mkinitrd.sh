@@ -12,7 +12,13 @@ for app in $(/bin/busybox --list); do
 	[ -e "$R/bin/$app" ] || ln -s busybox "$R/bin/$app"
 done
 cp "$BUILD/tierd" "$BUILD/tierctl" "$R/bin/"
-for lib in $(ldd "$BUILD/tierd" "$BUILD/tierctl" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | sort -u); do
+# journald and journalctl, to check tierd's structured fields on a real journal.
+JOURNALD=/lib/systemd/systemd-journald
+mkdir -p "$R/lib/systemd"
+cp "$JOURNALD" "$R/lib/systemd/"
+cp /usr/bin/journalctl "$R/bin/"
+for lib in $(ldd "$BUILD/tierd" "$BUILD/tierctl" "$JOURNALD" /usr/bin/journalctl |
+	awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | sort -u); do
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
