@@ -1,0 +1,600 @@
+/* The DAMON kdamond lifecycle through sysfs; see damon.h for the rules. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "damon.h"
+#include "fsread.h"
+#include "kparse.h"
+#include "../policy/util.h"
+
+#define NUM_MAX 32 /* a decimal uint64_t or int with its sign, and NUL */
+#define US_PER_SEC 1000000L
+#define NS_PER_US 1000L
+#define CLEANUP_ERR_MAX 512
+
+/* Where a series of writes goes, and where its error is reported. */
+struct dio {
+	const char *admin;
+	char *err;
+	size_t err_size;
+};
+
+const char *tierd_damon_action_name(enum tierd_damon_action action)
+{
+	switch (action) {
+	case TIERD_DAMON_ACTION_STAT:
+		return "stat";
+	case TIERD_DAMON_ACTION_MIGRATE_HOT:
+		return "migrate_hot";
+	case TIERD_DAMON_ACTION_MIGRATE_COLD:
+		return "migrate_cold";
+	}
+	return NULL;
+}
+
+static void busy_wait(void)
+{
+	struct timespec ts = { .tv_sec = TIERD_DAMON_BUSY_RETRY_US / US_PER_SEC,
+			       .tv_nsec = (TIERD_DAMON_BUSY_RETRY_US % US_PER_SEC) * NS_PER_US };
+
+	nanosleep(&ts, NULL);
+}
+
+static int vpath(const struct dio *io, char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = snprintf(buf, size, "%s/", io->admin);
+	int m;
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	m = vsnprintf(buf + n, size - (size_t)n, fmt, ap);
+	if (m < 0 || (size_t)m >= size - (size_t)n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int pathf(const struct dio *io, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int pathf(const struct dio *io, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(io, buf, size, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		snprintf(io->err, io->err_size, "%s/%s: path too long", io->admin, fmt);
+	return r;
+}
+
+/* Writes value to an existing file (sysfs files are never created; a missing
+ * one is -ENOENT), retrying -EBUSY: DAMON's sysfs takes its lock with
+ * mutex_trylock. */
+static int write_file(const struct dio *io, const char *path, const char *value)
+{
+	size_t len = strlen(value);
+	int r = 0;
+
+	for (int attempt = 0; attempt <= TIERD_DAMON_BUSY_RETRIES; attempt++) {
+		_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+		ssize_t n;
+
+		if (fd < 0) {
+			r = -errno;
+		} else {
+			n = write(fd, value, len);
+			r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+		}
+		if (r != -EBUSY && r != -EINTR)
+			break;
+		busy_wait();
+	}
+	if (r < 0)
+		snprintf(io->err, io->err_size, "writing \"%s\" to %s: %s", value, path,
+			 strerror(-r));
+	return r;
+}
+
+static int putf(const struct dio *io, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int putf(const struct dio *io, const char *value, const char *fmt, ...)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(io, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		snprintf(io->err, io->err_size, "%s/%s: path too long", io->admin, fmt);
+		return r;
+	}
+	return write_file(io, path, value);
+}
+
+static const char *u64s(char buf[NUM_MAX], uint64_t v)
+{
+	snprintf(buf, NUM_MAX, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *ints(char buf[NUM_MAX], long long v)
+{
+	snprintf(buf, NUM_MAX, "%lld", v);
+	return buf;
+}
+
+/* Reads a one-line file, trailing newline removed. */
+static int read_line(const struct dio *io, const char *path, struct tierd_buf *b)
+{
+	int r = tierd_read_at(AT_FDCWD, path, b);
+
+	if (r < 0) {
+		snprintf(io->err, io->err_size, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
+		b->data[--b->len] = '\0';
+	return 0;
+}
+
+static int read_u64(const struct dio *io, const char *path, uint64_t *v)
+{
+	struct tierd_buf b = { 0 };
+	int r = read_line(io, path, &b);
+
+	if (r == 0 && tierd_kparse_u64(b.data, b.len, v) < 0) {
+		snprintf(io->err, io->err_size, "%s: not a number: \"%s\"", path, b.data);
+		r = -EINVAL;
+	}
+	tierd_buf_free(&b);
+	return r;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static bool existsf(const struct dio *io, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool existsf(const struct dio *io, const char *fmt, ...)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vpath(io, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return r == 0 && exists(path);
+}
+
+static int read_nr_kdamonds(const struct dio *io, uint64_t *nr)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	int r = pathf(io, path, sizeof(path), "kdamonds/nr_kdamonds");
+
+	return r < 0 ? r : read_u64(io, path, nr);
+}
+
+/* Sends a state command to kdamond k; when want_on, re-reads state and
+ * fails with -EIO unless it says "on" (the 6.12 commit trap). */
+static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_on)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+	int r;
+
+	r = pathf(io, path, sizeof(path), "kdamonds/%zu/state", k);
+	if (r == 0)
+		r = write_file(io, path, cmd);
+	if (r < 0 || !want_on)
+		return r;
+	r = read_line(io, path, &b);
+	if (r == 0 && strcmp(b.data, "on") != 0) {
+		snprintf(io->err, io->err_size,
+			 "%s is \"%s\" after \"%s\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
+			 path, b.data, cmd);
+		r = -EIO;
+	}
+	tierd_buf_free(&b);
+	return r;
+}
+
+static int validate(const struct tierd_damon_spec *spec, char *err, size_t err_size)
+{
+	if (spec->nr_contexts == 0 || spec->nr_contexts > TIERD_DAMON_MAX_CONTEXTS) {
+		snprintf(err, err_size, "damon: %zu contexts, expected 1..%d", spec->nr_contexts,
+			 TIERD_DAMON_MAX_CONTEXTS);
+		return -EINVAL;
+	}
+	for (size_t c = 0; c < spec->nr_contexts; c++) {
+		const struct tierd_damon_ctx_spec *ctx = &spec->contexts[c];
+
+		if (!ctx->ops[0] || ctx->nr_regions > TIERD_DAMON_MAX_REGIONS ||
+		    ctx->nr_schemes > TIERD_DAMON_MAX_SCHEMES) {
+			snprintf(err, err_size,
+				 "damon context %zu: needs operations, at most %d regions and %d schemes",
+				 c, TIERD_DAMON_MAX_REGIONS, TIERD_DAMON_MAX_SCHEMES);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < ctx->nr_regions; i++)
+			if (ctx->regions[i].end <= ctx->regions[i].start) {
+				snprintf(err, err_size, "damon context %zu region %zu: end <= start", c, i);
+				return -EINVAL;
+			}
+		for (size_t s = 0; s < ctx->nr_schemes; s++)
+			if (!tierd_damon_action_name(ctx->schemes[s].action)) {
+				snprintf(err, err_size, "damon context %zu scheme %zu: unknown action", c,
+					 s);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* The nr_* files of kdamond k below contexts/nr_contexts: a write re-creates
+ * the children, so they all come before any child file. */
+static int write_counts(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx)
+{
+	char v[NUM_MAX];
+	int r;
+
+	r = putf(io, u64s(v, 1), "kdamonds/%zu/contexts/0/targets/nr_targets", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->nr_regions),
+			 "kdamonds/%zu/contexts/0/targets/0/regions/nr_regions", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->nr_schemes), "kdamonds/%zu/contexts/0/schemes/nr_schemes",
+			 k);
+	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++)
+		r = putf(io, u64s(v, ctx->schemes[s].memcg_path[0] ? 1 : 0),
+			 "kdamonds/%zu/contexts/0/schemes/%zu/filters/nr_filters", k, s);
+	return r;
+}
+
+static int write_scheme(const struct dio *io, size_t k, size_t s,
+			const struct tierd_damon_scheme_spec *sc)
+{
+#define SCHEME "kdamonds/%zu/contexts/0/schemes/%zu/"
+	char v[NUM_MAX];
+	int r;
+
+	r = putf(io, tierd_damon_action_name(sc->action), SCHEME "action", k, s);
+	if (r == 0 && sc->action != TIERD_DAMON_ACTION_STAT)
+		r = putf(io, ints(v, sc->target_nid), SCHEME "target_nid", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->sz_min), SCHEME "access_pattern/sz/min", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->sz_max), SCHEME "access_pattern/sz/max", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->nr_accesses_min), SCHEME "access_pattern/nr_accesses/min",
+			 k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->nr_accesses_max), SCHEME "access_pattern/nr_accesses/max",
+			 k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->age_min), SCHEME "access_pattern/age/min", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->age_max), SCHEME "access_pattern/age/max", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->quota_bytes), SCHEME "quotas/bytes", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->quota_reset_ms), SCHEME "quotas/reset_interval_ms", k, s);
+	if (r == 0 && sc->memcg_path[0]) {
+		r = putf(io, "memcg", SCHEME "filters/0/type", k, s);
+		if (r == 0)
+			r = putf(io, sc->memcg_path, SCHEME "filters/0/memcg_path", k, s);
+		/* matching N: reject what is NOT in the cgroup = act on it only. */
+		if (r == 0)
+			r = putf(io, "N", SCHEME "filters/0/matching", k, s);
+	}
+	return r;
+#undef SCHEME
+}
+
+/* Every file below kdamond k's context, nr_* first. */
+static int write_context(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx)
+{
+#define CTX "kdamonds/%zu/contexts/0/"
+	char v[NUM_MAX];
+	int r;
+
+	r = write_counts(io, k, ctx);
+	if (r == 0)
+		r = putf(io, ctx->ops, CTX "operations", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->sample_us), CTX "monitoring_attrs/intervals/sample_us", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->aggr_us), CTX "monitoring_attrs/intervals/aggr_us", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->update_us), CTX "monitoring_attrs/intervals/update_us", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->min_nr_regions), CTX "monitoring_attrs/nr_regions/min", k);
+	if (r == 0)
+		r = putf(io, u64s(v, ctx->max_nr_regions), CTX "monitoring_attrs/nr_regions/max", k);
+	for (size_t i = 0; r == 0 && i < ctx->nr_regions; i++) {
+		r = putf(io, u64s(v, ctx->regions[i].start), CTX "targets/0/regions/%zu/start", k, i);
+		if (r == 0)
+			r = putf(io, u64s(v, ctx->regions[i].end), CTX "targets/0/regions/%zu/end", k,
+				 i);
+	}
+	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++)
+		r = write_scheme(io, k, s, &ctx->schemes[s]);
+	return r;
+#undef CTX
+}
+
+int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *err,
+		      size_t err_size)
+{
+	char admin[TIERD_FILE_PATH_MAX], v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
+	struct dio io = { admin, err, err_size };
+	struct tierd_buf b = { 0 };
+	uint64_t nr = 0;
+	bool created = false;
+	int r;
+
+	*f = (struct tierd_damon_features){ 0 };
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0) {
+		snprintf(err, err_size, "%s: path too long", root);
+		return -ENAMETOOLONG;
+	}
+	if (!exists(admin))
+		return 0;
+	f->present = true;
+	r = read_nr_kdamonds(&io, &nr);
+	if (r < 0)
+		return r;
+	if (nr == 0) {
+		/* A throw-away kdamond with one of everything shows its files. */
+		created = true;
+		r = putf(&io, u64s(v, 1), "kdamonds/nr_kdamonds");
+		if (r == 0)
+			r = putf(&io, u64s(v, 1), "kdamonds/0/contexts/nr_contexts");
+		if (r == 0)
+			r = putf(&io, u64s(v, 1), "kdamonds/0/contexts/0/schemes/nr_schemes");
+		if (r == 0)
+			r = putf(&io, u64s(v, 1),
+				 "kdamonds/0/contexts/0/schemes/0/filters/nr_filters");
+		if (r == 0)
+			r = putf(&io, u64s(v, 1),
+				 "kdamonds/0/contexts/0/schemes/0/quotas/goals/nr_goals");
+		if (r < 0)
+			goto out;
+	}
+	if (pathf(&io, path, sizeof(path), "kdamonds/0/contexts/0/avail_operations") == 0 &&
+	    read_line(&io, path, &b) == 0) {
+		/* One name per line in 6.12; spaces accepted too. */
+		for (char *tok = strtok(b.data, " \n"); tok; tok = strtok(NULL, " \n")) {
+			f->op_vaddr |= strcmp(tok, "vaddr") == 0;
+			f->op_fvaddr |= strcmp(tok, "fvaddr") == 0;
+			f->op_paddr |= strcmp(tok, "paddr") == 0;
+		}
+	}
+	err[0] = '\0';
+#define S0 "kdamonds/0/contexts/0/schemes/0/"
+	f->probed = existsf(&io, S0 "action");
+	f->target_nid = existsf(&io, S0 "target_nid");
+	f->dests = existsf(&io, S0 "dests");
+	f->filter_allow = existsf(&io, S0 "filters/0/allow");
+	f->goal_nid = existsf(&io, S0 "quotas/goals/0/nid");
+#undef S0
+out:
+	tierd_buf_free(&b);
+	if (created) {
+		int r2 = putf(&io, u64s(v, 0), "kdamonds/nr_kdamonds");
+
+		if (r == 0)
+			r = r2;
+	}
+	return r;
+}
+
+int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
+		      struct tierd_damon *d, char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	char v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
+	uint64_t nr = 0;
+	int r;
+
+	*d = (struct tierd_damon){ 0 };
+	r = validate(spec, err, err_size);
+	if (r < 0)
+		return r;
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, d->admin, sizeof(d->admin)) < 0) {
+		snprintf(err, err_size, "%s: path too long", root);
+		return -ENAMETOOLONG;
+	}
+	r = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");
+	if (r < 0)
+		return r;
+	if (!exists(path)) {
+		snprintf(err, err_size, "%s: %s: DAMON sysfs is not available (CONFIG_DAMON_SYSFS)",
+			 path, strerror(ENOENT));
+		return -ENOENT;
+	}
+	r = read_u64(&io, path, &nr);
+	if (r < 0)
+		return r;
+	if (nr > 0) {
+		snprintf(err, err_size,
+			 "%s is %" PRIu64 ": DAMON is in use by someone else; tierd leaves those kdamonds alone and runs without DAMON",
+			 path, nr);
+		return -EBUSY;
+	}
+	r = write_file(&io, path, u64s(v, spec->nr_contexts));
+	if (r < 0)
+		return r;
+	d->nr_kdamonds = spec->nr_contexts;
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
+		r = putf(&io, u64s(v, 1), "kdamonds/%zu/contexts/nr_contexts", k);
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
+		r = write_context(&io, k, &spec->contexts[k]);
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++) {
+		r = state_cmd(&io, k, "on", true);
+		if (r == 0)
+			d->running = true;
+	}
+	if (r < 0) {
+		char ignored[CLEANUP_ERR_MAX]; /* the first error is the one reported */
+
+		tierd_damon_stop(d, ignored, sizeof(ignored));
+	}
+	return r;
+}
+
+int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
+		       size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	int r = validate(spec, err, err_size);
+
+	if (r < 0)
+		return r;
+	if (!d->running || spec->nr_contexts != d->nr_kdamonds) {
+		snprintf(err, err_size, "%s: commit needs the %zu running kdamonds tierd started",
+			 d->admin, d->nr_kdamonds);
+		return -EINVAL;
+	}
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
+		r = write_context(&io, k, &spec->contexts[k]);
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
+		r = state_cmd(&io, k, "commit", true);
+	return r;
+}
+
+struct named_region {
+	unsigned long idx;
+	struct tierd_damon_tried_region r;
+};
+
+static int cmp_region(const void *a, const void *b)
+{
+	const struct tierd_damon_tried_region *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t scheme,
+				   struct tierd_damon_tried_region *out, size_t n, char *err,
+				   size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	char dir[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
+	struct dirent *de;
+	size_t got = 0;
+	DIR *dp;
+	int r;
+
+	if (ctx >= d->nr_kdamonds) {
+		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+			 d->nr_kdamonds);
+		return -EINVAL;
+	}
+	r = state_cmd(&io, ctx, "update_schemes_tried_regions", false);
+	if (r < 0)
+		return r;
+	r = pathf(&io, dir, sizeof(dir), "kdamonds/%zu/contexts/0/schemes/%zu/tried_regions", ctx,
+		  scheme);
+	if (r < 0)
+		return r;
+	dp = opendir(dir);
+	if (!dp) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	/* Entry names are not 0..n-1: take every numeric directory there is. */
+	while (got < n && (de = readdir(dp))) {
+		static const char *const fields[] = { "start", "end", "nr_accesses", "age" };
+		uint64_t val[TIERD_ARRAY_SIZE(fields)];
+
+		if (!all_digits(de->d_name))
+			continue;
+		for (size_t i = 0; r == 0 && i < TIERD_ARRAY_SIZE(fields); i++) {
+			if (snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name, fields[i]) >=
+			    (int)sizeof(path)) {
+				snprintf(err, err_size, "%s/%s: path too long", dir, de->d_name);
+				r = -ENAMETOOLONG;
+			} else {
+				r = read_u64(&io, path, &val[i]);
+			}
+		}
+		if (r == -ENOENT) {
+			r = 0; /* the kernel re-created the list meanwhile: skip it */
+			continue;
+		}
+		if (r < 0)
+			break;
+		out[got++] = (struct tierd_damon_tried_region){
+			.start = val[0],
+			.end = val[1],
+			.nr_accesses = val[2] > UINT32_MAX ? UINT32_MAX : (uint32_t)val[2],
+			.age = val[3] > UINT32_MAX ? UINT32_MAX : (uint32_t)val[3],
+		};
+	}
+	closedir(dp);
+	if (r < 0)
+		return r;
+	qsort(out, got, sizeof(*out), cmp_region);
+	return (int)got;
+}
+
+int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	char path[TIERD_FILE_PATH_MAX];
+	uint64_t nr = 0;
+	int r = 0, r2;
+
+	if (d->nr_kdamonds == 0)
+		return 0;
+	if (d->running) {
+		for (size_t k = 0; k < d->nr_kdamonds; k++) {
+			r2 = state_cmd(&io, k, "off", false);
+			/* -EINVAL: that kdamond was not running (never started,
+			 * or stopped by a rejected commit). */
+			if (r2 < 0 && r2 != -EINVAL && r == 0)
+				r = r2;
+		}
+		d->running = false;
+	}
+	/* Remove the kdamonds only while nr_kdamonds still counts just ours. */
+	r2 = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");
+	if (r2 == 0)
+		r2 = read_u64(&io, path, &nr);
+	if (r2 == 0 && nr == d->nr_kdamonds)
+		r2 = write_file(&io, path, "0");
+	if (r2 < 0 && r == 0)
+		r = r2;
+	if (r == 0) {
+		err[0] = '\0';
+		d->nr_kdamonds = 0;
+	}
+	return r;
+}

@@ -1,0 +1,136 @@
+/* The DAMON kdamond lifecycle through sysfs (kernel-interfaces.md §1), under
+ * a root prefix so unit tests can point it at a fixture tree.
+ *
+ * tierd owns only the kdamonds it created: when nr_kdamonds is already > 0
+ * some other user (damo, a DAMON module, the machine's infrastructure) runs
+ * DAMON, and tierd leaves it alone (-EBUSY, degraded mode).
+ *
+ * 6.12 facts this code is built around (vm-lab.md "DAMON sysfs"):
+ *  - only one context per kdamond, so each context of a spec gets its own
+ *    kdamond (kdamond K <-> spec context K);
+ *  - writing an nr_* file re-creates its children with defaults, so every
+ *    nr_* file is written first, then the children, then the state command;
+ *  - access pattern min/max all default to 0: all six are always written;
+ *  - a failed `commit` stops the kdamond while the write succeeds: `state`
+ *    is re-read after `on` and after every `commit`;
+ *  - `state` writes return -EBUSY while another DAMON sysfs op runs: retried
+ *    TIERD_DAMON_BUSY_RETRIES times. */
+#ifndef TIERD_DAMON_H
+#define TIERD_DAMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../policy/policy.h"
+
+#define TIERD_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
+#define TIERD_DAMON_MAX_CONTEXTS 4 /* = kdamonds, one context each (6.12) */
+#define TIERD_DAMON_MAX_REGIONS 16 /* physical ranges per target */
+#define TIERD_DAMON_MAX_SCHEMES 8
+#define TIERD_DAMON_OPS_MAX 16     /* "vaddr", "fvaddr", "paddr" */
+#define TIERD_DAMON_BUSY_RETRIES 50
+#define TIERD_DAMON_BUSY_RETRY_US 20000
+/* The "no upper bound" values for access pattern maxima. */
+#define TIERD_DAMON_SZ_UNLIMITED UINT64_MAX
+#define TIERD_DAMON_NR_UNLIMITED UINT32_MAX
+
+struct tierd_damon_features {
+	bool present;       /* admin/ exists (CONFIG_DAMON_SYSFS) */
+	bool probed;        /* the per-scheme files below were looked at */
+	bool op_vaddr, op_fvaddr, op_paddr;
+	bool target_nid;    /* schemes/<S>/target_nid: 6.11 */
+	bool filter_allow;  /* filters/<F>/allow: 6.14 */
+	bool dests;         /* schemes/<S>/dests/: 6.17 */
+	bool goal_nid;      /* quotas/goals/<G>/nid: 6.16 */
+};
+
+enum tierd_damon_action {
+	TIERD_DAMON_ACTION_STAT,
+	TIERD_DAMON_ACTION_MIGRATE_HOT,
+	TIERD_DAMON_ACTION_MIGRATE_COLD,
+};
+
+struct tierd_damon_region {
+	uint64_t start, end; /* physical addresses, [start, end) */
+};
+
+struct tierd_damon_scheme_spec {
+	enum tierd_damon_action action;
+	int target_nid;                     /* -1: none (stat) */
+	uint64_t sz_min, sz_max;            /* bytes */
+	uint32_t nr_accesses_min, nr_accesses_max; /* samples per aggregation */
+	uint32_t age_min, age_max;          /* aggregation intervals */
+	uint64_t quota_bytes;               /* 0: no quota */
+	uint64_t quota_reset_ms;
+	/* Non-empty: a memcg filter with matching N, i.e. act only on this
+	 * cgroup (exact memcg, not its descendants); path relative to the
+	 * cgroup2 mount, e.g. "/test". */
+	char memcg_path[TIERD_CGROUP_PATH_MAX];
+};
+
+struct tierd_damon_ctx_spec {
+	char ops[TIERD_DAMON_OPS_MAX];      /* "paddr" */
+	uint64_t sample_us, aggr_us, update_us;
+	uint64_t min_nr_regions, max_nr_regions;
+	size_t nr_regions;
+	struct tierd_damon_region regions[TIERD_DAMON_MAX_REGIONS];
+	size_t nr_schemes;
+	struct tierd_damon_scheme_spec schemes[TIERD_DAMON_MAX_SCHEMES];
+};
+
+struct tierd_damon_spec {
+	size_t nr_contexts;
+	struct tierd_damon_ctx_spec contexts[TIERD_DAMON_MAX_CONTEXTS];
+};
+
+/* A running set of kdamonds tierd created. */
+struct tierd_damon {
+	char admin[TIERD_FILE_PATH_MAX]; /* root + TIERD_DAMON_ADMIN */
+	size_t nr_kdamonds;              /* ours: 0..nr_kdamonds-1 */
+	bool running;
+};
+
+struct tierd_damon_tried_region {
+	uint64_t start, end;
+	uint32_t nr_accesses;
+	uint32_t age;
+};
+
+/* Which DAMON features this kernel has. When no kdamond exists, creates a
+ * throw-away kdamond with one context, scheme, filter and quota goal, checks
+ * which files exist and sets nr_kdamonds back to 0. When someone else's
+ * kdamond exists, only reads: its kdamond 0 tells what its tree has, and the
+ * per-scheme features stay false with probed=false if it has no scheme.
+ * Returns 0 (features->present false when DAMON sysfs is absent) or -errno
+ * with err. */
+int tierd_damon_probe(const char *root, struct tierd_damon_features *features, char *err,
+		      size_t err_size);
+
+/* Creates one kdamond per spec context, configures it and turns it on.
+ * -EBUSY (nothing written) when kdamonds already exist; -EINVAL for a bad
+ * spec; -EIO when the kdamond is not "on" afterwards; other -errno from
+ * sysfs. On failure the kdamonds created are removed again. */
+int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
+		      struct tierd_damon *d, char *err, size_t err_size);
+
+/* Rewrites the running kdamonds' files from spec (same number of contexts)
+ * and commits; -EIO when a kdamond is not "on" after the commit (6.12: a
+ * bad input, e.g. a removed memcg_path, stops it silently). */
+int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
+		       size_t err_size);
+
+/* Asks kdamond ctx for scheme's tried regions (blocks up to one apply
+ * interval in the kernel) and reads up to n of them into out, ordered by
+ * start. Returns how many were read, or -errno with err. */
+int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t scheme,
+				   struct tierd_damon_tried_region *out, size_t n, char *err,
+				   size_t err_size);
+
+/* Turns our kdamonds off and sets nr_kdamonds back to 0 when it still holds
+ * only ours. Returns 0 or the first -errno with err. */
+int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size);
+
+const char *tierd_damon_action_name(enum tierd_damon_action action);
+
+#endif

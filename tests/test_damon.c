@@ -1,0 +1,434 @@
+/* Unit tests for controller/damon.c against a fake DAMON sysfs tree under a
+ * mkdtemp directory. The fake tree is plain files: writing nr_* creates no
+ * directories and `state` does not act, so each test lays out the tree the
+ * kernel would have after tierd's nr_* writes, and a state file simply holds
+ * the last command written (after "on" it reads "on", as the kernel's does). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../controller/damon.h"
+#include "../controller/fsread.h"
+#include "check.h"
+
+TIERD_TEST_MAIN_COUNTS;
+
+#define MIB (1024ull * 1024)
+#define ERR_MAX 1024
+#define NODE_SIZE 0x40000000ull   /* the VM's 1 GiB nodes */
+#define NODE3_START 0x100000000ull /* node 3 sits above the 3 GiB hole */
+#define NR_TRIED_MAX 8
+#define ADMIN_MAX 512 /* fixture paths are short */
+#define REL_MAX 512
+
+static char admin[ADMIN_MAX];
+
+static void mkdirs(const char *path)
+{
+	char tmp[TIERD_FILE_PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0700);
+			*p = '/';
+		}
+	mkdir(tmp, 0700);
+}
+
+/* Creates admin/REL (and its parents) holding text. */
+static void put(const char *rel, const char *text)
+{
+	char path[TIERD_FILE_PATH_MAX], dir[TIERD_FILE_PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", admin, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		abort();
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The contents of admin/REL, or "(missing)". */
+static const char *get(const char *rel)
+{
+	static char text[TIERD_FILE_PATH_MAX];
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+
+	snprintf(path, sizeof(path), "%s/%s", admin, rel);
+	if (tierd_read_at(AT_FDCWD, path, &b) < 0)
+		snprintf(text, sizeof(text), "(missing)");
+	else
+		snprintf(text, sizeof(text), "%s", b.data);
+	tierd_buf_free(&b);
+	return text;
+}
+
+static void putf(const char *fmt, size_t a, size_t b, const char *text)
+{
+	char rel[REL_MAX];
+
+	snprintf(rel, sizeof(rel), fmt, a, b);
+	put(rel, text);
+}
+
+/* A 6.12 kdamond k as the kernel lays it out with defaults. */
+static void fake_kdamond(size_t k, size_t nr_regions, size_t nr_schemes)
+{
+#define C "kdamonds/%zu/contexts/0/"
+	putf("kdamonds/%zu/state", k, 0, "off\n");
+	putf("kdamonds/%zu/pid", k, 0, "-1\n");
+	putf("kdamonds/%zu/contexts/nr_contexts", k, 0, "1\n");
+	putf(C "avail_operations", k, 0, "vaddr\nfvaddr\npaddr\n");
+	putf(C "operations", k, 0, "vaddr\n");
+	putf(C "monitoring_attrs/intervals/sample_us", k, 0, "5000\n");
+	putf(C "monitoring_attrs/intervals/aggr_us", k, 0, "100000\n");
+	putf(C "monitoring_attrs/intervals/update_us", k, 0, "60000000\n");
+	putf(C "monitoring_attrs/nr_regions/min", k, 0, "10\n");
+	putf(C "monitoring_attrs/nr_regions/max", k, 0, "1000\n");
+	putf(C "targets/nr_targets", k, 0, "0\n");
+	putf(C "targets/0/pid_target", k, 0, "0\n");
+	putf(C "targets/0/regions/nr_regions", k, 0, "0\n");
+	for (size_t r = 0; r < nr_regions; r++) {
+		putf(C "targets/0/regions/%zu/start", k, r, "0\n");
+		putf(C "targets/0/regions/%zu/end", k, r, "0\n");
+	}
+	putf(C "schemes/nr_schemes", k, 0, "0\n");
+	for (size_t s = 0; s < nr_schemes; s++) {
+		static const char *const files[] = {
+			"action", "target_nid", "apply_interval_us",
+			"access_pattern/sz/min", "access_pattern/sz/max",
+			"access_pattern/nr_accesses/min", "access_pattern/nr_accesses/max",
+			"access_pattern/age/min", "access_pattern/age/max",
+			"quotas/ms", "quotas/bytes", "quotas/reset_interval_ms",
+			"quotas/goals/nr_goals", "filters/nr_filters",
+			"filters/0/type", "filters/0/matching", "filters/0/memcg_path",
+			"tried_regions/total_bytes",
+		};
+		char rel[REL_MAX];
+
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/%s", k, s,
+				 files[i]);
+			put(rel, strcmp(files[i], "target_nid") == 0 ? "-1\n" : "0\n");
+		}
+	}
+#undef C
+}
+
+static void fake_tree(const char *root, const char *nr_kdamonds)
+{
+	char cmd[TIERD_FILE_PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/sys", root);
+	if (system(cmd) != 0)
+		abort();
+	snprintf(admin, sizeof(admin), "%s%s", root, TIERD_DAMON_ADMIN);
+	put("kdamonds/nr_kdamonds", nr_kdamonds);
+}
+
+/* paddr over node 0 and node 3; demote /test's cold pages to node 3 under a
+ * quota, and a plain stat scheme. */
+static void example_spec(struct tierd_damon_spec *spec)
+{
+	struct tierd_damon_ctx_spec *c = &spec->contexts[0];
+	struct tierd_damon_scheme_spec *s;
+
+	*spec = (struct tierd_damon_spec){ .nr_contexts = 1 };
+	snprintf(c->ops, sizeof(c->ops), "paddr");
+	c->sample_us = 5000;
+	c->aggr_us = 100000;
+	c->update_us = 1000000;
+	c->min_nr_regions = 10;
+	c->max_nr_regions = 1000;
+	c->nr_regions = 2;
+	c->regions[0] = (struct tierd_damon_region){ 0, NODE_SIZE };
+	c->regions[1] = (struct tierd_damon_region){ NODE3_START, NODE3_START + NODE_SIZE };
+	c->nr_schemes = 2;
+	s = &c->schemes[0];
+	s->action = TIERD_DAMON_ACTION_MIGRATE_COLD;
+	s->target_nid = 3;
+	s->sz_min = 0;
+	s->sz_max = TIERD_DAMON_SZ_UNLIMITED;
+	s->nr_accesses_min = 0;
+	s->nr_accesses_max = 0;
+	s->age_min = 5;
+	s->age_max = TIERD_DAMON_NR_UNLIMITED;
+	s->quota_bytes = 64 * MIB;
+	s->quota_reset_ms = 1000;
+	snprintf(s->memcg_path, sizeof(s->memcg_path), "/test");
+	s = &c->schemes[1];
+	s->action = TIERD_DAMON_ACTION_STAT;
+	s->target_nid = -1;
+	s->sz_max = TIERD_DAMON_SZ_UNLIMITED;
+	s->nr_accesses_max = TIERD_DAMON_NR_UNLIMITED;
+	s->age_max = TIERD_DAMON_NR_UNLIMITED;
+}
+
+static void test_start_writes(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+	int r;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK(d.running);
+	CHECK_EQ_INT(d.nr_kdamonds, 1);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1");
+	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
+#define C "kdamonds/0/contexts/0/"
+	CHECK_EQ_STR(get(C "operations"), "paddr");
+	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/sample_us"), "5000");
+	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/aggr_us"), "100000");
+	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/update_us"), "1000000");
+	CHECK_EQ_STR(get(C "monitoring_attrs/nr_regions/min"), "10");
+	CHECK_EQ_STR(get(C "monitoring_attrs/nr_regions/max"), "1000");
+	CHECK_EQ_STR(get(C "targets/nr_targets"), "1");
+	CHECK_EQ_STR(get(C "targets/0/regions/nr_regions"), "2");
+	CHECK_EQ_STR(get(C "targets/0/regions/0/start"), "0");
+	CHECK_EQ_STR(get(C "targets/0/regions/0/end"), "1073741824");
+	CHECK_EQ_STR(get(C "targets/0/regions/1/start"), "4294967296");
+	CHECK_EQ_STR(get(C "targets/0/regions/1/end"), "5368709120");
+	CHECK_EQ_STR(get(C "schemes/nr_schemes"), "2");
+	CHECK_EQ_STR(get(C "schemes/0/action"), "migrate_cold");
+	CHECK_EQ_STR(get(C "schemes/0/target_nid"), "3");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/sz/min"), "0");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/sz/max"), "18446744073709551615");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/nr_accesses/min"), "0");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/nr_accesses/max"), "0");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/age/min"), "5");
+	CHECK_EQ_STR(get(C "schemes/0/access_pattern/age/max"), "4294967295");
+	CHECK_EQ_STR(get(C "schemes/0/quotas/bytes"), "67108864");
+	CHECK_EQ_STR(get(C "schemes/0/quotas/reset_interval_ms"), "1000");
+	CHECK_EQ_STR(get(C "schemes/0/filters/nr_filters"), "1");
+	CHECK_EQ_STR(get(C "schemes/0/filters/0/type"), "memcg");
+	CHECK_EQ_STR(get(C "schemes/0/filters/0/memcg_path"), "/test");
+	CHECK_EQ_STR(get(C "schemes/0/filters/0/matching"), "N");
+	CHECK_EQ_STR(get(C "schemes/1/action"), "stat");
+	CHECK_EQ_STR(get(C "schemes/1/target_nid"), "-1\n"); /* not written for stat */
+	CHECK_EQ_STR(get(C "schemes/1/access_pattern/nr_accesses/max"), "4294967295");
+	CHECK_EQ_STR(get(C "schemes/1/filters/nr_filters"), "0");
+	CHECK_EQ_STR(get(C "schemes/1/filters/0/type"), "0\n"); /* untouched */
+
+	/* A commit that the fake "kernel" does not turn back into "on" is the
+	 * 6.12 trap: the kdamond stopped although the write succeeded. */
+	spec.contexts[0].schemes[0].quota_bytes = 32 * MIB;
+	err[0] = '\0';
+	r = tierd_damon_commit(&d, &spec, err, sizeof(err));
+	CHECK_EQ_INT(r, -EIO);
+	CHECK(strstr(err, "kdamonds/0/state is \"commit\" after \"commit\"") != NULL);
+	CHECK_EQ_STR(get(C "schemes/0/quotas/bytes"), "33554432");
+	CHECK_EQ_STR(get(C "schemes/0/filters/0/matching"), "N");
+
+	/* A commit with another number of contexts is refused up front. */
+	spec.nr_contexts = 2;
+	spec.contexts[1] = spec.contexts[0];
+	CHECK_EQ_INT(tierd_damon_commit(&d, &spec, err, sizeof(err)), -EINVAL);
+
+	err[0] = '\0';
+	r = tierd_damon_stop(&d, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get("kdamonds/0/state"), "off");
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_INT(d.nr_kdamonds, 0);
+#undef C
+}
+
+static void test_someone_elses_kdamond(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+
+	fake_tree(root, "1\n");
+	fake_kdamond(0, 2, 2);
+	put("kdamonds/0/state", "on\n");
+	example_spec(&spec);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EBUSY);
+	CHECK(strstr(err, "kdamonds/nr_kdamonds is 1") != NULL);
+	CHECK(strstr(err, "someone else") != NULL);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(get("kdamonds/0/state"), "on\n");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/operations"), "vaddr\n");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/nr_schemes"), "0\n");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/action"), "0\n");
+	/* Stopping a handle that never started touches nothing either. */
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(get("kdamonds/0/state"), "on\n");
+}
+
+/* A kernel without target_nid (< 6.11): the write fails with the path, and
+ * the kdamond tierd created is removed again. */
+static void test_missing_file(const char *root)
+{
+	char rel[REL_MAX], path[TIERD_FILE_PATH_MAX];
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	snprintf(rel, sizeof(rel), "kdamonds/0/contexts/0/schemes/0/target_nid");
+	snprintf(path, sizeof(path), "%s/%s", admin, rel);
+	unlink(path);
+	example_spec(&spec);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "schemes/0/target_nid") != NULL);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK(!d.running);
+
+	spec.nr_contexts = 0;
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+	example_spec(&spec);
+	spec.contexts[0].regions[1].end = spec.contexts[0].regions[1].start;
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+}
+
+static void test_tried_regions(const char *root)
+{
+	struct tierd_damon_tried_region out[NR_TRIED_MAX];
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+	int n;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), 0);
+	/* Names are not 0..n-1 and not in address order. */
+#define T "kdamonds/0/contexts/0/schemes/1/tried_regions/"
+	put(T "12/start", "8192\n");
+	put(T "12/end", "12288\n");
+	put(T "12/nr_accesses", "20\n");
+	put(T "12/age", "1\n");
+	put(T "3/start", "0\n");
+	put(T "3/end", "4096\n");
+	put(T "3/nr_accesses", "0\n");
+	put(T "3/age", "77\n");
+	put(T "7/start", "4096\n");
+	put(T "7/end", "8192\n");
+	put(T "7/nr_accesses", "9\n");
+	put(T "7/age", "4294967295\n");
+#undef T
+	n = tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err));
+	CHECK_EQ_INT(n, 3);
+	if (n < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get("kdamonds/0/state"), "update_schemes_tried_regions");
+	if (n == 3) {
+		CHECK_EQ_U64(out[0].start, 0);
+		CHECK_EQ_U64(out[0].end, 4096);
+		CHECK_EQ_INT(out[0].nr_accesses, 0);
+		CHECK_EQ_INT(out[0].age, 77);
+		CHECK_EQ_U64(out[1].start, 4096);
+		CHECK_EQ_INT(out[1].nr_accesses, 9);
+		CHECK_EQ_U64(out[1].age, UINT32_MAX);
+		CHECK_EQ_U64(out[2].start, 8192);
+		CHECK_EQ_U64(out[2].end, 12288);
+		CHECK_EQ_INT(out[2].nr_accesses, 20);
+		CHECK_EQ_INT(out[2].age, 1);
+	}
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, 2, err, sizeof(err)), 2);
+	/* Scheme 0 has none; kdamond 1 is not ours. */
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 0, out, NR_TRIED_MAX, err, sizeof(err)),
+		     0);
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 1, 0, out, NR_TRIED_MAX, err, sizeof(err)),
+		     -EINVAL);
+	put("kdamonds/0/contexts/0/schemes/1/tried_regions/5/start", "oops\n");
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err)),
+		     -EINVAL);
+	CHECK(strstr(err, "tried_regions/5/start: not a number") != NULL);
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+}
+
+static void test_probe(const char *root)
+{
+	struct tierd_damon_features f;
+	char err[ERR_MAX] = "";
+
+	/* No DAMON at all. */
+	fake_tree(root, "0\n");
+	snprintf(err, sizeof(err), "rm -rf '%s'/sys", root);
+	if (system(err) != 0)
+		abort();
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK(!f.present);
+
+	/* 6.12: target_nid, no allow, dests or goal nid. */
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 0, 1);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK(f.present);
+	CHECK(f.probed);
+	CHECK(f.op_vaddr && f.op_fvaddr && f.op_paddr);
+	CHECK(f.target_nid);
+	CHECK(!f.filter_allow);
+	CHECK(!f.dests);
+	CHECK(!f.goal_nid);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/goals/nr_goals"), "1");
+
+	/* 6.18-like files. */
+	put("kdamonds/0/contexts/0/schemes/0/filters/0/allow", "N\n");
+	put("kdamonds/0/contexts/0/schemes/0/dests/nr_dests", "0\n");
+	put("kdamonds/0/contexts/0/schemes/0/quotas/goals/0/nid", "0\n");
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK(f.filter_allow && f.dests && f.goal_nid);
+
+	/* Someone else's kdamond without schemes: read only, not probed. */
+	fake_tree(root, "1\n");
+	fake_kdamond(0, 0, 0);
+	put("kdamonds/0/contexts/0/avail_operations", "paddr\n");
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK(f.present && f.op_paddr && !f.op_vaddr);
+	CHECK(!f.probed);
+	CHECK(!f.target_nid);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1\n");
+}
+
+int main(void)
+{
+	char root[] = "/tmp/tierd-damon-XXXXXX";
+	char cmd[sizeof(root) + sizeof("rm -rf ''")];
+
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_start_writes(root);
+	test_someone_elses_kdamond(root);
+	test_missing_file(root);
+	test_tried_regions(root);
+	test_probe(root);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", root);
+	return tierd_test_finish();
+}
