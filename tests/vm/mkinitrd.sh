@@ -22,7 +22,13 @@ for lib in $(ldd "$BUILD/tierd" "$BUILD/tierctl" "$JOURNALD" /usr/bin/journalctl
 	mkdir -p "$R$(dirname "$lib")"
 	cp -L "$lib" "$R$lib"
 done
-gcc -static -O2 -Wall -Wextra -Werror -o "$R/bin/hog" tests/vm/hog.c
+# Test programs, static (the initramfs has no libnuma); a line
+# "vm-link: FILE..." in a program names the tierd sources it links.
+for src in tests/vm/*.c; do
+	extra=$(sed -n 's|.*vm-link: *\([^*]*\).*|\1|p' "$src")
+	gcc -static -O2 -std=gnu17 -D_GNU_SOURCE -Wall -Wextra -Werror \
+		-o "$R/bin/$(basename "$src" .c)" "$src" $extra
+done
 cp tests/vm/init "$R/init"
 cp tests/vm/scenarios/*.sh "$R/scenarios/"
 cp -r tests/vm/etc/. "$R/etc/"
