@@ -244,7 +244,9 @@ static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t 
 }
 
 /* Budget enforcement: bytes over a tier's max go to the tiers below, the
- * nearest first, within what each can take. */
+ * lowest first, within what each can take: staging demotion (Mole §4.5.1,
+ * seeds/000_bbe4f560f9caaec8.txt) keeps the intermediate tiers free for
+ * promotions; a tier without room sends the rest one tier up. */
 static int enforce_budgets(struct tick *tk)
 {
 	const struct tierd_topology *topo = tk->in->topo;
@@ -254,7 +256,7 @@ static int enforce_budgets(struct tick *tk)
 		for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
 			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
 
-			for (size_t to = t + 1; to < topo->nr_tiers && left; to++) {
+			for (size_t to = topo->nr_tiers - 1; to > t && left; to--) {
 				struct tierd_action a = { .kind = TIERD_ACTION_DEMOTE,
 							  .reason = TIERD_REASON_OVER_TIER_MAX,
 							  .cgroup = c, .from_tier = t, .to_tier = to };

@@ -196,7 +196,7 @@ static struct tierd_engine_input engine_input(const struct tierd_topology *topo,
 
 static void test_engine(void)
 {
-	const uint64_t free_bytes[4] = { 0, 100 * MIB, 512 * MIB, 512 * MIB };
+	const uint64_t free_bytes[4] = { 0, 512 * MIB, 512 * MIB, 100 * MIB };
 	struct tierd_topology topo;
 	struct tierd_cgroup_obs obs[3] = { 0 };
 	struct tierd_policy pol[3];
@@ -244,17 +244,18 @@ static void test_engine(void)
 	CHECK_EQ_U64(plan.standings[2].tiers[0].under_min_bytes, 28 * MIB);
 	CHECK_EQ_U64(plan.standings[2].tiers[0].over_bytes, 0);
 	CHECK(!plan.standings[2].over_budget);
-	/* a: its 88M go to tier 1. b: its own budget is 64M; tier 1 has 12M
-	 * left, so 12M go there and the other 52M to tier 2 (nearest first). */
+	/* Staging demotion, lowest tier first. a: its 88M go to tier 3. b: its
+	 * own budget is 64M; tier 3 has 12M left, so 12M go there and the other
+	 * 52M one tier up, to tier 2. */
 	CHECK_EQ_INT(plan.nr_actions, 3);
 	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
 	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
 	CHECK_EQ_INT(plan.actions[0].from_tier, 0);
-	CHECK_EQ_INT(plan.actions[0].to_tier, 1);
+	CHECK_EQ_INT(plan.actions[0].to_tier, 3);
 	CHECK_EQ_U64(plan.actions[0].bytes, 88 * MIB);
 	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
 	CHECK_EQ_INT(plan.actions[1].cgroup, 1);
-	CHECK_EQ_INT(plan.actions[1].to_tier, 1);
+	CHECK_EQ_INT(plan.actions[1].to_tier, 3);
 	CHECK_EQ_U64(plan.actions[1].bytes, 12 * MIB);
 	CHECK_EQ_INT(plan.actions[2].cgroup, 1);
 	CHECK_EQ_INT(plan.actions[2].to_tier, 2);
