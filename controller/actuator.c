@@ -1,15 +1,13 @@
 /* The dry-run actuator: counts what would have been done. */
 #include "actuator.h"
 
-static int dry_run_apply(void *data, const struct tierd_cgroup_obs *cgroup,
-			 const struct tierd_action *action)
+static void dry_run_apply(void *data, const struct tierd_actuation *a)
 {
 	struct tierd_dry_run *rec = data;
 
-	(void)cgroup;
-	rec->actions++;
-	rec->bytes += action->bytes;
-	return 0;
+	rec->actions += a->plan->nr_actions;
+	for (size_t i = 0; i < a->plan->nr_actions; i++)
+		rec->bytes += a->plan->actions[i].bytes;
 }
 
 const struct tierd_actuator_ops tierd_dry_run_ops = {

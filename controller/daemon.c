@@ -95,6 +95,79 @@ static void warn_single_tier(struct tierd_daemon *d)
 		  d->opts.config_file);
 }
 
+/* The kernel's NUMA balancing, as tierd.json asks. */
+static void setup_numa_balancing(struct tierd_daemon *d)
+{
+	static const char *const want[] = { [TIERD_NUMAB_OFF] = "0", [TIERD_NUMAB_TIERING] = "2" };
+	char was[TIERD_KSETTING_VALUE_MAX] = "", err[ERR_MAX] = "";
+	enum tierd_numa_balancing mode = d->cfg.numa_balancing;
+	int r;
+
+	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, was, sizeof(was), err,
+			       sizeof(err));
+	if (r < 0) {
+		if (mode != TIERD_NUMAB_LEAVE)
+			tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
+		return;
+	}
+	if (mode == TIERD_NUMAB_LEAVE) {
+		/* Bit 1 (NUMA_BALANCING_NORMAL) migrates pages toward the CPUs
+		 * that touch them, whatever their tier. */
+		if (strcmp(was, "1") == 0 || strcmp(was, "3") == 0)
+			tierd_log(&d->log, TIERD_LOG_WARNING,
+				  "kernel.numa_balancing is %s: the kernel also moves managed cgroups' memory toward the CPUs' nodes; set \"numa_balancing\": \"off\" in tierd.json to leave placement to tierd",
+				  was);
+		return;
+	}
+	r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, want[mode], err,
+			       sizeof(err));
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
+	else if (strcmp(was, want[mode]) != 0)
+		tierd_log(&d->log, TIERD_LOG_NOTICE,
+			  "kernel.numa_balancing set to %s (was %s; restored on exit)", want[mode], was);
+}
+
+/* Kernel settings, DAMON and page attribution, and the kernel actuator. */
+static void start_kernel_side(struct tierd_daemon *d)
+{
+	char err[ERR_MAX] = "";
+	int r;
+
+	r = tierd_ksettings_init(&d->ksettings, d->opts.root, err, sizeof(err));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings unavailable: %s", err);
+	} else {
+		d->ksettings_ready = true;
+		setup_numa_balancing(d);
+	}
+	if (d->cfg.damon) {
+		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, &d->log);
+	} else {
+		d->damon.state.damon = TIERD_DAMON_OFF;
+		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),
+			 "\"damon\": false in tierd.json");
+	}
+	if (d->damon.state.damon == TIERD_DAMON_RUNNING) {
+		r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, err, sizeof(err));
+		if (r < 0)
+			tierd_log(&d->log, TIERD_LOG_WARNING,
+				  "DAMON regions cannot be attributed to cgroups: %s; only budgets are enforced",
+				  err);
+		d->kpagecgroup_open = r == 0;
+	}
+	d->kernel = (struct tierd_kernel_actuator){
+		.damon = &d->damon,
+		.fs = &d->fs,
+		.ks = d->ksettings_ready ? &d->ksettings : NULL,
+		.manage_demotion = d->cfg.manage_demotion,
+		.stats = &d->migrations,
+		.log = &d->log,
+	};
+	d->actuator = &tierd_kernel_actuator_ops;
+	d->actuator_data = &d->kernel;
+}
+
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
 	char err[ERR_MAX] = "";
@@ -103,7 +176,9 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	memset(d, 0, sizeof(*d));
 	d->opts = *opts;
 	d->fs.root_fd = -1;
+	d->kpagecgroup.fd = -1;
 	d->actuator = &tierd_dry_run_ops;
+	d->actuator_data = &d->dry_run;
 	r = tierd_engine_new(&d->engine);
 	if (r < 0)
 		return r;
@@ -114,10 +189,8 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	if (r < 0)
 		return r;
 	d->log.level = d->cfg.log_level;
-	if (!opts->dry_run && !opts->read_only)
-		tierd_log(&d->log, TIERD_LOG_NOTICE,
-			  "observe mode: this release writes nothing to the kernel, running as with --dry-run");
-	d->opts.dry_run = true;
+	if (opts->read_only)
+		d->opts.dry_run = true;
 
 	r = tierd_topology_read(opts->root, &d->cfg, &d->topo, err, sizeof(err));
 	if (r < 0) {
@@ -137,6 +210,12 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 		return r;
 	}
 	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	if (d->opts.dry_run) {
+		d->damon.state.damon = TIERD_DAMON_OFF;
+		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why), "dry run");
+	} else {
+		start_kernel_side(d);
+	}
 	tierd_log(&d->log, TIERD_LOG_INFO, "%zu tiers, %zu nodes, %zu policies from %s, tick %llu ms",
 		  d->topo.nr_tiers, d->topo.nr_nodes, d->policies.nr, d->cfg.policy_dir,
 		  (unsigned long long)(d->cfg.tick_usec / TIERD_USEC_PER_MSEC));
@@ -379,11 +458,77 @@ static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 	write_export(d, "the state file", d->cfg.state_file, r, text, &d->state_failing);
 }
 
+/* Last tick's DAMOS migrations, as the feedback strategies get. */
+static void feedback_from(const struct tierd_damon_moved *moved, size_t nr_moved,
+			  const struct tierd_cgroup_obs *obs, size_t nr, struct tierd_feedback *fb)
+{
+	for (size_t c = 0; c < nr; c++) {
+		fb[c] = (struct tierd_feedback){ 0 };
+		for (size_t i = 0; i < nr_moved; i++) {
+			const struct tierd_damon_moved *m = &moved[i];
+			uint64_t failed = m->planned_bytes > m->moved_bytes
+						  ? m->planned_bytes - m->moved_bytes : 0;
+
+			if (m->cgroup_id != obs[c].id)
+				continue;
+			if (m->promotion) {
+				fb[c].promoted_bytes += m->moved_bytes;
+				fb[c].promote_failed_bytes += failed;
+			} else {
+				fb[c].demoted_bytes += m->moved_bytes;
+				fb[c].demote_failed_bytes += failed;
+			}
+		}
+	}
+}
+
+/* Per tier, the shortest profiling period any cgroup's strategy asks. */
+static void profile_periods(const struct tierd_daemon *d, const struct tierd_observation *obs,
+			    uint64_t *period)
+{
+	uint64_t one[TIERD_MAX_TIERS];
+
+	memset(period, 0, TIERD_MAX_TIERS * sizeof(*period));
+	for (size_t c = 0; c < obs->nr; c++) {
+		tierd_engine_profile(d->engine, obs->obs[c].id, &d->topo, one);
+		for (size_t t = 0; t < d->topo.nr_tiers; t++)
+			if (one[t] && (!period[t] || one[t] < period[t]))
+				period[t] = one[t];
+	}
+}
+
+/* Reads what DAMON saw and did since the last tick into each cgroup's
+ * hotness and feedback. */
+static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *obs,
+			     uint64_t now, struct tierd_feedback *fb)
+{
+	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
+	char err[ERR_MAX] = "";
+	size_t nr_moved;
+	int r;
+
+	nr_moved = tierd_damon_backend_collect(&d->damon, now, &d->migrations, moved, &d->log);
+	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
+	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
+				obs->nr, &d->hotness, err, sizeof(err));
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "DAMON regions not attributed this tick: %s",
+			  err[0] ? err : strerror(-r));
+	for (size_t c = 0; c < obs->nr; c++) {
+		obs->cgroups[c].feedback = &fb[c];
+		if (r == 0)
+			obs->cgroups[c].hot = &d->hotness.hot[c];
+	}
+}
+
 int tierd_daemon_tick(struct tierd_daemon *d)
 {
 	uint64_t start = now_usec(CLOCK_MONOTONIC);
+	uint64_t period[TIERD_MAX_TIERS];
+	struct tierd_feedback *fb = NULL;
 	struct tierd_observation obs;
 	struct tierd_engine_input in;
+	struct tierd_actuation act;
 	struct tierd_plan plan;
 	struct tierd_report rep;
 	char err[ERR_MAX] = "", status[256];
@@ -402,6 +547,15 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 			  strerror(-r));
 		return r;
 	}
+	if (obs.nr) {
+		fb = calloc(obs.nr, sizeof(*fb));
+		if (!fb) {
+			r = -ENOMEM;
+			goto out_obs;
+		}
+	}
+	if (!d->opts.dry_run)
+		read_kernel_side(d, &obs, start, fb);
 	in = (struct tierd_engine_input){
 		.now_usec = start,
 		.topo = &d->topo,
@@ -425,10 +579,13 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		goto out_obs;
 	}
 	/* Act last: nothing after this point can fail. */
-	for (size_t i = 0; i < plan.nr_actions; i++)
-		(void)d->actuator->apply(&d->dry_run, &obs.obs[plan.actions[i].cgroup],
-					 &plan.actions[i]);
+	profile_periods(d, &obs, period);
+	act = (struct tierd_actuation){ .in = &in, .plan = &plan, .period_usec = period,
+					.tick_usec = d->cfg.tick_usec };
+	d->actuator->apply(d->actuator_data, &act);
 	tierd_plan_free(&plan);
+	rep.migrations = d->migrations;
+	rep.backend = d->damon.state;
 	d->ticks++;
 	if (!d->opts.read_only)
 		export(d, &rep, &obs, now_usec(CLOCK_MONOTONIC) - start);
@@ -443,6 +600,7 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		(void)sd_notifyf(0, "STATUS=%s", status);
 	}
 out_obs:
+	free(fb);
 	tierd_observation_free(&obs);
 	return r;
 }
@@ -569,6 +727,16 @@ fail:
 
 void tierd_daemon_free(struct tierd_daemon *d)
 {
+	char err[ERR_MAX] = "";
+
+	tierd_damon_backend_stop(&d->damon, &d->log);
+	if (d->ksettings_ready && tierd_ksettings_restore(&d->ksettings, err, sizeof(err)) < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s", err);
+	tierd_kernel_actuator_free(&d->kernel);
+	if (d->kpagecgroup_open)
+		tierd_kpagecgroup_close(&d->kpagecgroup);
+	d->kpagecgroup_open = false;
+	tierd_hotness_set_free(&d->hotness);
 	sd_event_source_unref(d->timer);
 	d->timer = NULL;
 	sd_event_unref(d->event);

@@ -9,7 +9,12 @@
 #include <systemd/sd-event.h>
 
 #include "actuator.h"
+#include "actuator_kernel.h"
 #include "cgroupfs.h"
+#include "damon_backend.h"
+#include "hotness_read.h"
+#include "kpagecgroup.h"
+#include "ksettings.h"
 #include "log.h"
 #include "../policy/engine.h"
 #include "../policy/policy.h"
@@ -49,7 +54,18 @@ struct tierd_daemon {
 	struct tierd_policy_set policies;
 	struct tierd_engine *engine;
 	const struct tierd_actuator_ops *actuator;
+	void *actuator_data;       /* &dry_run or &kernel */
 	struct tierd_dry_run dry_run;
+	struct tierd_kernel_actuator kernel;
+
+	/* The kernel side; untouched with --dry-run. */
+	struct tierd_ksettings ksettings;
+	bool ksettings_ready;
+	struct tierd_damon_backend damon;
+	struct tierd_kpagecgroup kpagecgroup;
+	bool kpagecgroup_open;
+	struct tierd_hotness_set hotness;
+	struct tierd_migration_stats migrations; /* since start */
 
 	sd_event *event;
 	sd_event_source *timer;

@@ -236,12 +236,20 @@ static int validate(const struct tierd_damon_spec *spec, char *err, size_t err_s
 				snprintf(err, err_size, "damon context %zu region %zu: end <= start", c, i);
 				return -EINVAL;
 			}
-		for (size_t s = 0; s < ctx->nr_schemes; s++)
-			if (!tierd_damon_action_name(ctx->schemes[s].action)) {
+		for (size_t s = 0; s < ctx->nr_schemes; s++) {
+			const struct tierd_damon_scheme_spec *sc = &ctx->schemes[s];
+
+			if (!tierd_damon_action_name(sc->action)) {
 				snprintf(err, err_size, "damon context %zu scheme %zu: unknown action", c,
 					 s);
 				return -EINVAL;
 			}
+			if (sc->has_addr && sc->addr_end <= sc->addr_start) {
+				snprintf(err, err_size,
+					 "damon context %zu scheme %zu: addr filter end <= start", c, s);
+				return -EINVAL;
+			}
+		}
 	}
 	return 0;
 }
@@ -261,7 +269,8 @@ static int write_counts(const struct dio *io, size_t k, const struct tierd_damon
 		r = putf(io, u64s(v, ctx->nr_schemes), "kdamonds/%zu/contexts/0/schemes/nr_schemes",
 			 k);
 	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++)
-		r = putf(io, u64s(v, ctx->schemes[s].memcg_path[0] ? 1 : 0),
+		r = putf(io, u64s(v, (ctx->schemes[s].has_addr ? 1 : 0) +
+					     (ctx->schemes[s].memcg_path[0] ? 1 : 0)),
 			 "kdamonds/%zu/contexts/0/schemes/%zu/filters/nr_filters", k, s);
 	return r;
 }
@@ -271,6 +280,7 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 {
 #define SCHEME "kdamonds/%zu/contexts/0/schemes/%zu/"
 	char v[NUM_MAX];
+	size_t f = 0;
 	int r;
 
 	r = putf(io, tierd_damon_action_name(sc->action), SCHEME "action", k, s);
@@ -294,13 +304,24 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 		r = putf(io, u64s(v, sc->quota_bytes), SCHEME "quotas/bytes", k, s);
 	if (r == 0)
 		r = putf(io, u64s(v, sc->quota_reset_ms), SCHEME "quotas/reset_interval_ms", k, s);
+	/* Filters reject what they match; matching N rejects what is NOT in
+	 * the range or the cgroup, i.e. acts on it only. */
+	if (r == 0 && sc->has_addr) {
+		r = putf(io, "addr", SCHEME "filters/%zu/type", k, s, f);
+		if (r == 0)
+			r = putf(io, u64s(v, sc->addr_start), SCHEME "filters/%zu/addr_start", k, s, f);
+		if (r == 0)
+			r = putf(io, u64s(v, sc->addr_end), SCHEME "filters/%zu/addr_end", k, s, f);
+		if (r == 0)
+			r = putf(io, "N", SCHEME "filters/%zu/matching", k, s, f);
+		f++;
+	}
 	if (r == 0 && sc->memcg_path[0]) {
-		r = putf(io, "memcg", SCHEME "filters/0/type", k, s);
+		r = putf(io, "memcg", SCHEME "filters/%zu/type", k, s, f);
 		if (r == 0)
-			r = putf(io, sc->memcg_path, SCHEME "filters/0/memcg_path", k, s);
-		/* matching N: reject what is NOT in the cgroup = act on it only. */
+			r = putf(io, sc->memcg_path, SCHEME "filters/%zu/memcg_path", k, s, f);
 		if (r == 0)
-			r = putf(io, "N", SCHEME "filters/0/matching", k, s);
+			r = putf(io, "N", SCHEME "filters/%zu/matching", k, s, f);
 	}
 	return r;
 #undef SCHEME
@@ -475,6 +496,92 @@ int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spe
 		r = write_context(&io, k, &spec->contexts[k]);
 	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
 		r = state_cmd(&io, k, "commit", true);
+	return r;
+}
+
+int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
+			   char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	int r = validate(spec, err, err_size);
+
+	if (r < 0)
+		return r;
+	if (!d->running || ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts) {
+		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu running ones",
+			 d->admin, ctx, d->nr_kdamonds);
+		return -EINVAL;
+	}
+	r = write_context(&io, ctx, &spec->contexts[ctx]);
+	if (r == 0)
+		r = state_cmd(&io, ctx, "commit", true);
+	return r;
+}
+
+int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon_scheme_stats *out,
+			   size_t n, char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	char path[TIERD_FILE_PATH_MAX];
+	int r;
+
+	if (ctx >= d->nr_kdamonds) {
+		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+			 d->nr_kdamonds);
+		return -EINVAL;
+	}
+	r = state_cmd(&io, ctx, "update_schemes_stats", false);
+	for (size_t s = 0; r == 0 && s < n; s++) {
+		static const char *const fields[] = { "nr_tried", "sz_tried", "nr_applied",
+						      "sz_applied", "qt_exceeds" };
+		uint64_t val[TIERD_ARRAY_SIZE(fields)];
+
+		for (size_t i = 0; r == 0 && i < TIERD_ARRAY_SIZE(fields); i++) {
+			r = pathf(&io, path, sizeof(path), "kdamonds/%zu/contexts/0/schemes/%zu/stats/%s",
+				  ctx, s, fields[i]);
+			if (r == 0)
+				r = read_u64(&io, path, &val[i]);
+		}
+		if (r == 0)
+			out[s] = (struct tierd_damon_scheme_stats){
+				.nr_tried = val[0], .sz_tried = val[1], .nr_applied = val[2],
+				.sz_applied = val[3], .qt_exceeds = val[4],
+			};
+	}
+	return r;
+}
+
+int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+	int r;
+
+	r = pathf(&io, path, sizeof(path), "kdamonds/%zu/state", ctx);
+	if (r == 0)
+		r = read_line(&io, path, &b);
+	if (r == 0)
+		*on = strcmp(b.data, "on") == 0;
+	tierd_buf_free(&b);
+	return r;
+}
+
+int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
+			char *err, size_t err_size)
+{
+	struct dio io = { d->admin, err, err_size };
+	int r = validate(spec, err, err_size);
+
+	if (r == 0 && (ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts)) {
+		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+			 d->nr_kdamonds);
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = write_context(&io, ctx, &spec->contexts[ctx]);
+	if (r == 0)
+		r = state_cmd(&io, ctx, "on", true);
 	return r;
 }
 

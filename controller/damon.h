@@ -25,9 +25,9 @@
 #include "../policy/policy.h"
 
 #define TIERD_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
-#define TIERD_DAMON_MAX_CONTEXTS 4 /* = kdamonds, one context each (6.12) */
+#define TIERD_DAMON_MAX_CONTEXTS TIERD_MAX_TIERS /* = kdamonds, one context each (6.12): one per tier */
 #define TIERD_DAMON_MAX_REGIONS 16 /* physical ranges per target */
-#define TIERD_DAMON_MAX_SCHEMES 8
+#define TIERD_DAMON_MAX_SCHEMES 16 /* one stat scheme + a tick's actions */
 #define TIERD_DAMON_OPS_MAX 16     /* "vaddr", "fvaddr", "paddr" */
 #define TIERD_DAMON_BUSY_RETRIES 50
 #define TIERD_DAMON_BUSY_RETRY_US 20000
@@ -67,6 +67,11 @@ struct tierd_damon_scheme_spec {
 	 * cgroup (exact memcg, not its descendants); path relative to the
 	 * cgroup2 mount, e.g. "/test". */
 	char memcg_path[TIERD_CGROUP_PATH_MAX];
+	/* An addr filter with matching N: act only inside [addr_start,
+	 * addr_end). Written before the memcg filter (it is a core-layer
+	 * filter: regions outside are not even tried). */
+	bool has_addr;
+	uint64_t addr_start, addr_end;
 };
 
 struct tierd_damon_ctx_spec {
@@ -120,6 +125,10 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
 int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
 		       size_t err_size);
 
+/* The same for kdamond ctx alone (spec context ctx). */
+int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
+			   char *err, size_t err_size);
+
 /* Asks kdamond ctx for scheme's tried regions (blocks up to one apply
  * interval in the kernel) and reads up to n of them into out, ordered by
  * start. Returns how many were read, or -errno with err. */
@@ -130,6 +139,27 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 /* Turns our kdamonds off and sets nr_kdamonds back to 0 when it still holds
  * only ours. Returns 0 or the first -errno with err. */
 int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size);
+
+/* A scheme's counters (stats/), as of the last update_schemes_stats. */
+struct tierd_damon_scheme_stats {
+	uint64_t nr_tried, sz_tried;
+	uint64_t nr_applied, sz_applied; /* sz_applied: bytes really migrated */
+	uint64_t qt_exceeds;
+};
+
+/* Asks kdamond ctx to refresh its schemes' stats (blocks up to one
+ * aggregation interval) and reads the first n schemes'. Returns 0 or -errno. */
+int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon_scheme_stats *out,
+			   size_t n, char *err, size_t err_size);
+
+/* Reads whether kdamond ctx is "on" (someone may have turned it off, or a
+ * rejected commit stopped it). Returns 0 or -errno. */
+int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, size_t err_size);
+
+/* Rewrites kdamond ctx's files from spec context ctx and turns it on again.
+ * Returns 0, -EIO when it does not stay on, or -errno. */
+int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
+			char *err, size_t err_size);
 
 const char *tierd_damon_action_name(enum tierd_damon_action action);
 

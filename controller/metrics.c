@@ -218,6 +218,63 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 	}
 }
 
+enum path_value { PATH_TRIED, PATH_SUCCEEDED, PATH_FAILED, PATH_CALLS };
+
+/* One counter per migration path, every path from the start. */
+static void path_counter(struct out *o, const struct tierd_migration_stats *s,
+			 enum path_value which, const char *name, const char *help)
+{
+	header(o, name, "counter", help);
+	for (int p = 0; p < TIERD_PATH_NR; p++) {
+		const struct tierd_path_stats *ps = &s->path[p];
+		uint64_t v = which == PATH_TRIED       ? ps->tried_bytes
+			     : which == PATH_SUCCEEDED ? ps->succeeded_bytes
+			     : which == PATH_FAILED    ? ps->failed_bytes
+						       : ps->calls;
+
+		emit(o, "%s{path=\"%s\"} %llu\n", name,
+		     tierd_migration_path_name((enum tierd_migration_path)p), (unsigned long long)v);
+	}
+}
+
+/* Every series exists from the first tick, zeros included, so that rate()
+ * sees the first migration. */
+static void migration_metrics(struct out *o, const struct tierd_report *rep)
+{
+	const struct tierd_migration_stats *s = &rep->migrations;
+
+	path_counter(o, s, PATH_TRIED, "tierd_migration_tried_bytes_total",
+		     "Bytes tierd asked a migration path to move.");
+	path_counter(o, s, PATH_SUCCEEDED, "tierd_migration_succeeded_bytes_total",
+		     "Bytes a migration path moved, as the kernel reports it.");
+	path_counter(o, s, PATH_FAILED, "tierd_migration_failed_bytes_total",
+		     "Bytes a migration path was asked to move and did not.");
+	path_counter(o, s, PATH_CALLS, "tierd_migration_requests_total",
+		     "Requests tierd made on a migration path.");
+	header(o, "tierd_migrated_bytes_total", "counter",
+	       "Bytes tierd's migrations moved from one tier to another, all paths.");
+	for (size_t from = 0; from < rep->topo.nr_tiers; from++)
+		for (size_t to = 0; to < rep->topo.nr_tiers; to++)
+			if (from != to)
+				emit(o, "tierd_migrated_bytes_total{from_tier=\"%zu\",to_tier=\"%zu\"} %llu\n",
+				     from, to, (unsigned long long)s->matrix[from][to]);
+}
+
+static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
+{
+	const char *name;
+
+	header(o, "tierd_damon_mode", "gauge",
+	       "1 for the mode the DAMON backend is in (off, absent, degraded, failed, running).");
+	for (enum tierd_damon_mode m = TIERD_DAMON_OFF; (name = tierd_damon_mode_name(m)); m++)
+		emit(o, "tierd_damon_mode{mode=\"%s\"} %d\n", name, m == b->damon ? 1 : 0);
+	header(o, "tierd_damon_kdamonds", "gauge", "tierd's kdamonds running.");
+	emit(o, "tierd_damon_kdamonds %zu\n", b->nr_kdamonds);
+	header(o, "tierd_damon_kdamond_restarts_total", "counter",
+	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.");
+	emit(o, "tierd_damon_kdamond_restarts_total %llu\n", (unsigned long long)b->kdamond_restarts);
+}
+
 int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 {
 	const struct tierd_report *rep = in->report;
@@ -253,6 +310,8 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	emit(&o, "tierd_dry_run_bytes_total %llu\n", (unsigned long long)in->planned_bytes_total);
 	header(&o, "tierd_dry_run", "gauge", "1 when tierd only records what it would do.");
 	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
+	migration_metrics(&o, rep);
+	backend_metrics(&o, &rep->backend);
 	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
 	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);
 	header(&o, "tierd_policy_load_errors_total", "counter",

@@ -12,11 +12,14 @@
 #include "topology_read.h"
 #include "version.h"
 #include "../policy/policy_json.h"
+#include "../policy/units.h"
 
 /* Exit codes: 0 fine, 1 the answer is "no" (invalid policy), 2 usage or
  * system errors. */
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
+/* Room for any tierd_format_bytes text ("1023.9E" at most), as table.c. */
+#define BYTES_COL 16
 
 static const char help_text[] =
 	"Usage: tierctl [OPTIONS] COMMAND\n\n"
@@ -42,6 +45,61 @@ struct ctl {
 	struct tierd_options daemon;
 };
 
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void print_backend(FILE *f, const struct tierd_backend_state *b)
+{
+	const char *mode = tierd_damon_mode_name(b->damon);
+
+	if (b->damon == TIERD_DAMON_RUNNING)
+		fprintf(f, "\nDAMON: running, %zu kdamond%s (%llu restart%s)\n", b->nr_kdamonds,
+			plural(b->nr_kdamonds), (unsigned long long)b->kdamond_restarts,
+			plural(b->kdamond_restarts));
+	else if (b->damon_why[0])
+		fprintf(f, "\nDAMON: %s: %s\n", mode ? mode : "?", b->damon_why);
+	else
+		fprintf(f, "\nDAMON: %s\n", mode ? mode : "?");
+}
+
+/* Per path, then tier to tier: rows the tier moved from, columns the tier
+ * moved to. */
+static void print_migrations(FILE *f, const struct tierd_report *rep)
+{
+	const struct tierd_migration_stats *s = &rep->migrations;
+	char tried[BYTES_COL], done[BYTES_COL], failed[BYTES_COL], cell[BYTES_COL];
+
+	fprintf(f, "\nMIGRATIONS (since tierd started)\n%-18s %10s %10s %10s %10s\n", "PATH",
+		"REQUESTS", "TRIED", "SUCCEEDED", "FAILED");
+	for (int p = 0; p < TIERD_PATH_NR; p++) {
+		const struct tierd_path_stats *ps = &s->path[p];
+
+		tierd_format_bytes(ps->tried_bytes, tried, sizeof(tried));
+		tierd_format_bytes(ps->succeeded_bytes, done, sizeof(done));
+		tierd_format_bytes(ps->failed_bytes, failed, sizeof(failed));
+		fprintf(f, "%-18s %10llu %10s %10s %10s\n",
+			tierd_migration_path_name((enum tierd_migration_path)p),
+			(unsigned long long)ps->calls, tried, done, failed);
+	}
+	fprintf(f, "\nMOVED BETWEEN TIERS (row: from, column: to)\n%-4s", "FROM");
+	for (size_t to = 0; to < rep->topo.nr_tiers; to++)
+		fprintf(f, " %10zu", to);
+	fputc('\n', f);
+	for (size_t from = 0; from < rep->topo.nr_tiers; from++) {
+		fprintf(f, "%-4zu", from);
+		for (size_t to = 0; to < rep->topo.nr_tiers; to++) {
+			if (from == to)
+				snprintf(cell, sizeof(cell), "-");
+			else
+				tierd_format_bytes(s->matrix[from][to], cell, sizeof(cell));
+			fprintf(f, " %10s", cell);
+		}
+		fputc('\n', f);
+	}
+}
+
 static int print_report(const struct ctl *c, const struct tierd_report *rep)
 {
 	char *text = NULL;
@@ -49,6 +107,8 @@ static int print_report(const struct ctl *c, const struct tierd_report *rep)
 
 	if (!c->json) {
 		tierd_report_print(stdout, rep);
+		print_backend(stdout, &rep->backend);
+		print_migrations(stdout, rep);
 		return 0;
 	}
 	r = tierd_report_to_json(rep, true, &text);

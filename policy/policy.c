@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "util.h"
 
 const char *tierd_strategy_name(enum tierd_strategy s)
 {
@@ -103,6 +104,9 @@ void tierd_config_defaults(struct tierd_config *cfg)
 	cfg->log_level = TIERD_LOG_INFO;
 	cfg->migration_budget.bytes = TIERD_DEFAULT_MIGRATION_BYTES;
 	cfg->migration_budget.period_usec = TIERD_DEFAULT_MIGRATION_PERIOD_USEC;
+	cfg->damon = true;
+	cfg->manage_demotion = true;
+	cfg->numa_balancing = TIERD_NUMAB_LEAVE;
 }
 
 int tierd_log_level_parse(const char *s, enum tierd_log_level *ret)
@@ -120,4 +124,25 @@ int tierd_log_level_parse(const char *s, enum tierd_log_level *ret)
 		}
 	}
 	return -EINVAL;
+}
+
+static const char *const numab_names[] = {
+	[TIERD_NUMAB_LEAVE] = "leave",
+	[TIERD_NUMAB_OFF] = "off",
+	[TIERD_NUMAB_TIERING] = "tiering",
+};
+
+int tierd_numa_balancing_parse(const char *s, enum tierd_numa_balancing *ret)
+{
+	for (size_t i = 0; i < TIERD_ARRAY_SIZE(numab_names); i++)
+		if (strcmp(s, numab_names[i]) == 0) {
+			*ret = (enum tierd_numa_balancing)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *tierd_numa_balancing_name(enum tierd_numa_balancing n)
+{
+	return (size_t)n < TIERD_ARRAY_SIZE(numab_names) ? numab_names[n] : NULL;
 }

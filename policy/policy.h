@@ -131,6 +131,13 @@ enum tierd_log_level {
 /* "err", "warning", "notice", "info", "debug". Returns 0 or -EINVAL. */
 int tierd_log_level_parse(const char *s, enum tierd_log_level *ret);
 
+/* What tierd does with the kernel's NUMA balancing (kernel.numa_balancing). */
+enum tierd_numa_balancing {
+	TIERD_NUMAB_LEAVE,    /* as found; a warning when it also moves managed memory */
+	TIERD_NUMAB_OFF,      /* 0 while tierd runs: tierd alone places memory */
+	TIERD_NUMAB_TIERING,  /* 2: hint faults on slow tiers only (tierd's promotion samples) */
+};
+
 /* The global configuration (tierd.json). */
 struct tierd_config {
 	uint64_t tick_usec;
@@ -141,7 +148,14 @@ struct tierd_config {
 	struct tierd_migration_budget migration_budget;
 	size_t nr_tier_override;               /* 0 = use the kernel's tiers */
 	struct tierd_nodeset tier_override[TIERD_MAX_TIERS];
+	bool damon;                            /* use DAMON when the kernel has it */
+	bool manage_demotion;                  /* may set demotion_enabled for memory.reclaim */
+	enum tierd_numa_balancing numa_balancing;
 };
+
+/* "leave", "off", "tiering". Returns 0 or -EINVAL. */
+int tierd_numa_balancing_parse(const char *s, enum tierd_numa_balancing *ret);
+const char *tierd_numa_balancing_name(enum tierd_numa_balancing n);
 
 /* Compiled-in defaults; documented in tierd.json(5). */
 #define TIERD_DEFAULT_CONFIG_FILE "/etc/tierd/tierd.json"

@@ -988,7 +988,8 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 {
 	static const char *const keys[] = { "tick_interval", "metrics_file", "state_file",
 					    "policy_dir",    "log_level",    "migration_budget",
-					    "tiers",         NULL };
+					    "tiers",         "damon",        "manage_demotion",
+					    "numa_balancing", NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
 	size_t first_diag = diags->nr;
 	json_object *root = NULL, *v;
@@ -1017,6 +1018,17 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 		(void)get_migration_budget(&c, v, "migration_budget", &cfg->migration_budget);
 	if (json_object_object_get_ex(root, "tiers", &v))
 		parse_tier_override(&c, v, cfg);
+	if (json_object_object_get_ex(root, "damon", &v) &&
+	    expect_type(&c, v, "damon", json_type_boolean, "true or false"))
+		cfg->damon = json_object_get_boolean(v);
+	if (json_object_object_get_ex(root, "manage_demotion", &v) &&
+	    expect_type(&c, v, "manage_demotion", json_type_boolean, "true or false"))
+		cfg->manage_demotion = json_object_get_boolean(v);
+	if (json_object_object_get_ex(root, "numa_balancing", &v) &&
+	    expect_type(&c, v, "numa_balancing", json_type_string, "\"leave\", \"off\" or \"tiering\"") &&
+	    tierd_numa_balancing_parse(json_object_get_string(v), &cfg->numa_balancing) < 0)
+		err(&c, "numa_balancing", "expected one of: leave, off, tiering; got \"%s\"",
+		    json_object_get_string(v));
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);

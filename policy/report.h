@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "migstats.h"
 #include "policy.h"
 #include "snapshot.h"
 
@@ -31,6 +32,9 @@ struct tierd_report {
 	size_t nr_over_budget;
 	size_t nr_actions;
 	struct tierd_action *actions; /* cgroup indexes into cgroups */
+	/* Since the daemon started; the daemon fills these after building. */
+	struct tierd_migration_stats migrations;
+	struct tierd_backend_state backend;
 };
 
 /* Builds a report from the engine's input and plan. Returns 0 or -ENOMEM. */

@@ -9,6 +9,11 @@
 
 #include "report.h"
 
+/* Room for the longest key prefix, "migrations.paths.damos_migrate_cold.". */
+#define KEY_PREFIX_MAX 64
+/* Room for every path or DAMON mode name, joined by ", " (under 80 bytes). */
+#define NAME_LIST_MAX 128
+
 static const char *const source_names[] = {
 	[TIERD_TIERS_KERNEL] = "kernel",
 	[TIERD_TIERS_CONFIG] = "config",
@@ -146,6 +151,75 @@ fail:
 	return NULL;
 }
 
+static json_object *path_stats_json(const struct tierd_path_stats *ps)
+{
+	json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= add_u64(o, "tried_bytes", ps->tried_bytes);
+	r |= add_u64(o, "succeeded_bytes", ps->succeeded_bytes);
+	r |= add_u64(o, "failed_bytes", ps->failed_bytes);
+	r |= add_u64(o, "calls", ps->calls);
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Rows are the tier moved from, columns the tier moved to. */
+static json_object *migrations_json(const struct tierd_migration_stats *s, size_t nr_tiers)
+{
+	json_object *o = json_object_new_object(), *paths = json_object_new_object(),
+		    *matrix = json_object_new_array();
+	int r = 0;
+
+	if (!o || !paths || !matrix)
+		goto fail;
+	for (int p = 0; p < TIERD_PATH_NR; p++)
+		r |= add(paths, tierd_migration_path_name((enum tierd_migration_path)p),
+			 path_stats_json(&s->path[p]));
+	for (size_t from = 0; from < nr_tiers; from++) {
+		json_object *row = json_object_new_array();
+
+		for (size_t to = 0; row && to < nr_tiers; to++)
+			r |= push(row, json_object_new_uint64(s->matrix[from][to]));
+		r |= push(matrix, row);
+	}
+	r |= add(o, "paths", paths);
+	paths = NULL;
+	r |= add(o, "matrix", matrix);
+	matrix = NULL;
+	if (r)
+		goto fail;
+	return o;
+fail:
+	json_object_put(paths);
+	json_object_put(matrix);
+	json_object_put(o);
+	return NULL;
+}
+
+static json_object *backend_json(const struct tierd_backend_state *b)
+{
+	json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= add_str(o, "damon", tierd_damon_mode_name(b->damon));
+	r |= add_str(o, "damon_why", b->damon_why);
+	r |= add_u64(o, "kdamonds", b->nr_kdamonds);
+	r |= add_u64(o, "kdamond_restarts", b->kdamond_restarts);
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int to_text(json_object *o, bool pretty, char **ret_text)
 {
 	const char *s = json_object_to_json_string_ext(
@@ -181,6 +255,11 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 		r = -ENOMEM;
 		goto out;
 	}
+	/* The reader refuses a mode without a name: do not write one. */
+	if (!tierd_damon_mode_name(rep->backend.damon)) {
+		r = -EINVAL;
+		goto out;
+	}
 	for (size_t i = 0; i < rep->nr_cgroups; i++)
 		r |= push(cgroups, cgroup_json(&rep->cgroups[i], rep->topo.nr_tiers));
 	for (size_t i = 0; i < rep->nr_actions; i++) {
@@ -212,6 +291,8 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 	cgroups = NULL;
 	r |= add(o, "plan", actions);
 	actions = NULL;
+	r |= add(o, "migrations", migrations_json(&rep->migrations, rep->topo.nr_tiers));
+	r |= add(o, "backend", backend_json(&rep->backend));
 	if (r) {
 		r = -ENOMEM;
 		goto out;
@@ -229,6 +310,7 @@ struct reader {
 	char *err;
 	size_t err_size;
 	bool failed;
+	const char *where; /* prefix of the keys read now, "backend.": the error names the full key */
 };
 
 static json_object *get(struct reader *rd, json_object *o, const char *key, json_type type)
@@ -238,7 +320,8 @@ static json_object *get(struct reader *rd, json_object *o, const char *key, json
 	if (rd->failed)
 		return NULL;
 	if (!json_object_object_get_ex(o, key, &v) || json_object_get_type(v) != type) {
-		snprintf(rd->err, rd->err_size, "key \"%s\": missing or of the wrong type", key);
+		snprintf(rd->err, rd->err_size, "key \"%s%s\": missing or of the wrong type", rd->where,
+			 key);
 		rd->failed = true;
 		return NULL;
 	}
@@ -272,6 +355,15 @@ static void get_str(struct reader *rd, json_object *o, const char *key, char *bu
 
 	if (v)
 		snprintf(buf, size, "%s", json_object_get_string(v));
+}
+
+/* A key a state file of an earlier release lacks: absent is NULL, present
+ * with another type an error. */
+static json_object *get_opt(struct reader *rd, json_object *o, const char *key, json_type type)
+{
+	if (rd->failed || !json_object_object_get_ex(o, key, NULL))
+		return NULL;
+	return get(rd, o, key, type);
 }
 
 static bool opt_u64(json_object *o, const char *key, uint64_t *ret)
@@ -415,12 +507,114 @@ static void read_actions(struct reader *rd, json_object *plan, struct tierd_repo
 	}
 }
 
+/* Appends ", name" (or "name" to an empty list), as far as it fits. */
+static void append_name(char *list, size_t size, const char *name)
+{
+	size_t len = strlen(list);
+
+	snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+static void read_path_stats(struct reader *rd, json_object *o, struct tierd_path_stats *ps)
+{
+	ps->tried_bytes = get_u64(rd, o, "tried_bytes");
+	ps->succeeded_bytes = get_u64(rd, o, "succeeded_bytes");
+	ps->failed_bytes = get_u64(rd, o, "failed_bytes");
+	ps->calls = get_u64(rd, o, "calls");
+}
+
+static void read_matrix(struct reader *rd, json_object *matrix, size_t nr_tiers,
+			struct tierd_migration_stats *s)
+{
+	bool ok = json_object_array_length(matrix) == nr_tiers;
+
+	for (size_t from = 0; ok && from < nr_tiers; from++) {
+		json_object *row = json_object_array_get_idx(matrix, from);
+
+		ok = json_object_get_type(row) == json_type_array &&
+		     json_object_array_length(row) == nr_tiers;
+		for (size_t to = 0; ok && to < nr_tiers; to++) {
+			json_object *cell = json_object_array_get_idx(row, to);
+
+			ok = json_object_get_type(cell) == json_type_int;
+			s->matrix[from][to] = ok ? json_object_get_uint64(cell) : 0;
+		}
+	}
+	if (!ok) {
+		snprintf(rd->err, rd->err_size,
+			 "key \"migrations.matrix\": expected %zu arrays of %zu byte counts (a row and a column per tier)",
+			 nr_tiers, nr_tiers);
+		rd->failed = true;
+	}
+}
+
+static void read_migrations(struct reader *rd, json_object *o, size_t nr_tiers,
+			    struct tierd_migration_stats *s)
+{
+	json_object *paths, *matrix;
+	char where[KEY_PREFIX_MAX], names[NAME_LIST_MAX] = "";
+
+	rd->where = "migrations.";
+	paths = get(rd, o, "paths", json_type_object);
+	matrix = get(rd, o, "matrix", json_type_array);
+	if (rd->failed)
+		goto out;
+	json_object_object_foreach(paths, name, val) {
+		enum tierd_migration_path p;
+		json_object *stats;
+
+		if (tierd_migration_path_parse(name, &p) < 0) {
+			for (int i = 0; i < TIERD_PATH_NR; i++)
+				append_name(names, sizeof(names),
+					    tierd_migration_path_name((enum tierd_migration_path)i));
+			snprintf(rd->err, rd->err_size,
+				 "key \"migrations.paths.%s\": unknown path; expected one of: %s", name,
+				 names);
+			rd->failed = true;
+			goto out;
+		}
+		rd->where = "migrations.paths.";
+		stats = get(rd, paths, name, json_type_object);
+		if (!stats)
+			goto out;
+		/* A known path's name: it fits. */
+		snprintf(where, sizeof(where), "migrations.paths.%s.", name);
+		rd->where = where;
+		read_path_stats(rd, stats, &s->path[p]);
+		if (rd->failed)
+			goto out;
+	}
+	read_matrix(rd, matrix, nr_tiers, s);
+out:
+	rd->where = "";
+}
+
+static void read_backend(struct reader *rd, json_object *o, struct tierd_backend_state *b)
+{
+	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
+	const char *name;
+
+	rd->where = "backend.";
+	get_str(rd, o, "damon", mode, sizeof(mode));
+	get_str(rd, o, "damon_why", b->damon_why, sizeof(b->damon_why));
+	b->nr_kdamonds = get_u64(rd, o, "kdamonds");
+	b->kdamond_restarts = get_u64(rd, o, "kdamond_restarts");
+	rd->where = "";
+	if (rd->failed || tierd_damon_mode_parse(mode, &b->damon) == 0)
+		return;
+	for (enum tierd_damon_mode m = TIERD_DAMON_OFF; (name = tierd_damon_mode_name(m)); m++)
+		append_name(names, sizeof(names), name);
+	snprintf(rd->err, rd->err_size, "key \"backend.damon\": unknown mode \"%s\"; expected one of: %s",
+		 mode, names);
+	rd->failed = true;
+}
+
 int tierd_report_from_json(const char *text, size_t len, struct tierd_report *out, char *err,
 			   size_t err_size)
 {
-	struct reader rd = { .err = err, .err_size = err_size };
+	struct reader rd = { .err = err, .err_size = err_size, .where = "" };
 	struct tierd_report rep = { 0 };
-	json_object *root, *cgroups, *plan, *topo;
+	json_object *root, *cgroups, *plan, *topo, *migrations, *backend;
 	struct json_tokener *tok;
 	int r = -EINVAL;
 
@@ -457,6 +651,13 @@ int tierd_report_from_json(const char *text, size_t len, struct tierd_report *ou
 		read_cgroup(&rd, json_object_array_get_idx(cgroups, i), rep.topo.nr_tiers,
 			    &rep.cgroups[i]);
 	read_actions(&rd, plan, &rep);
+	/* Absent from state files of earlier releases: zeros, DAMON "off". */
+	migrations = get_opt(&rd, root, "migrations", json_type_object);
+	backend = get_opt(&rd, root, "backend", json_type_object);
+	if (migrations)
+		read_migrations(&rd, migrations, rep.topo.nr_tiers, &rep.migrations);
+	if (backend)
+		read_backend(&rd, backend, &rep.backend);
 	if (rd.failed)
 		goto out;
 	*out = rep;

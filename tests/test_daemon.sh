@@ -33,9 +33,9 @@ wait_for() {
 	return 1
 }
 
-# --- one tick on the four-tier machine ------------------------------------
+# --- one tick on the four-tier machine (dry run: fixtures are not acted on) -
 $TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d \
-	--once --log-target=stderr --metrics-file "$T/m.prom" --state-file "$T/state.json" \
+	--once --dry-run --log-target=stderr --metrics-file "$T/m.prom" --state-file "$T/state.json" \
 	>"$T/out" 2>"$T/err"
 expect_eq "$?" 0 "tierd --once exit status"
 M=$T/m.prom
@@ -82,7 +82,7 @@ expect_grep "$T/out" 'tierd: 4 tiers, 4 cgroups managed, 1 over budget, dry run'
 expect_grep "$T/err" 'warning: cgroup /workload.slice/db.service is over its tier 0 budget by 320.0M: holds 832.0M, max 512.0M (policy db); plan: demote 256.0M to tier 3 (dry run)'
 
 # An unwritable metrics path is a warning, not a failure.
-$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d \
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d --dry-run \
 	--once --log-target=stderr --metrics-file "$T/no/such/dir/m.prom" --state-file "$T/s2.json" \
 	>/dev/null 2>"$T/err2"
 expect_eq "$?" 0 "tierd --once with an unwritable metrics path"
@@ -93,7 +93,7 @@ expect_line "$T/err2" "tierd: warning: cannot write metrics to $T/no/such/dir/m.
 # the rest goes one tier up.
 mkdir "$T/split"
 printf '{"name": "db", "match": {"path": "/workload.slice/db.service"}, "tiers": [{"tier": 0, "max": "128M"}, {"tier": 3, "max": "512M"}]}\n' >"$T/split/db.json"
-$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir "$T/split" --once \
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir "$T/split" --once --dry-run \
 	--log-target=stderr --metrics-file "$T/ms.prom" --state-file "$T/ss.json" >"$T/outs" 2>"$T/errs"
 expect_line "$T/errs" 'tierd: warning: cgroup /workload.slice/db.service is over its tier 0 budget by 704.0M: holds 832.0M, max 128.0M (policy db); plan: demote 704.0M to tiers 3, 2 (dry run)'
 expect_grep "$T/outs" 'demote 480.0M of /workload.slice/db.service from tier 0 to tier 3'
@@ -103,7 +103,7 @@ expect_grep "$T/outs" 'demote 224.0M of /workload.slice/db.service from tier 0 t
 # it) is reported, not silently skipped as if it had gone away.
 cp -r $FIX/four-tier "$T/nomem"
 rm "$T/nomem/sys/fs/cgroup/workload.slice/db.service/memory.numa_stat"
-$TIERD --root "$T/nomem" --config configs/tierd.json --policy-dir configs/policies.d --once \
+$TIERD --root "$T/nomem" --config configs/tierd.json --policy-dir configs/policies.d --once --dry-run \
 	--log-target=stderr --metrics-file "$T/mn.prom" --state-file "$T/sn.json" >/dev/null 2>"$T/errn"
 expect_eq "$?" 0 "a cgroup without memory files does not stop the tick"
 expect_line "$T/errn" "tierd: warning: cgroup /workload.slice/db.service skipped until its files can be read: /workload.slice/db.service/memory.numa_stat: No such file or directory (the memory controller is not enabled for it: add +memory to its parent's cgroup.subtree_control)"
@@ -120,14 +120,78 @@ expect_line "$T/errt" "tierctl: cannot read the memory topology: $T/badtier/sys/
 # --- tierctl status from the state file, table and JSON --------------------
 $TIERCTL status --state-file "$T/state.json" >"$T/status"
 expect_eq "$?" 0 "tierctl status exit status"
-expect_eq "$(cat "$T/status")" "$(cat "$T/out")" "tierctl status matches tierd --once"
 $TIERCTL status --json --state-file "$T/state.json" >"$T/status.json"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[x for x in d["cgroups"] if x["policy"]=="db"][0]; print(d["over_budget"], c["tiers"][0]["over_bytes"], d["plan"][0]["bytes"], len(d["topology"]["tiers"]))' "$T/status.json")" \
 	"1 335544320 268435456 4" "status --json content"
 $TIERCTL status --live --root $FIX/four-tier --config configs/tierd.json --policy-dir configs/policies.d >"$T/live"
-expect_eq "$(cat "$T/live")" "$(cat "$T/out")" "tierctl status --live matches tierd --once"
+n=$(wc -l <"$T/out")
+expect_eq "$(head -n "$n" "$T/live")" "$(cat "$T/out")" "tierctl status --live starts as tierd --once"
+expect_eq "$(tail -n +"$((n + 1))" "$T/live")" "$(tail -n +"$((n + 1))" "$T/status")" "tierctl status --live: DAMON and migrations as the state file's"
 $TIERCTL status --state-file "$T/missing.json" 2>"$T/e"
 expect_eq "$?" 2 "status without a state file"
+
+# --- tierctl status: DAMON and migrations -----------------------------------
+# tierd --once's table, then the DAMON line and the migration tables.
+expect_eq "$(head -n "$n" "$T/status")" "$(cat "$T/out")" "tierctl status starts as tierd --once"
+expect_eq "$(tail -n +"$((n + 1))" "$T/status")" "
+DAMON: off: dry run
+
+MIGRATIONS (since tierd started)
+PATH                 REQUESTS      TRIED  SUCCEEDED     FAILED
+damos_migrate_cold          0         0B         0B         0B
+damos_migrate_hot           0         0B         0B         0B
+memory_reclaim              0         0B         0B         0B
+move_pages                  0         0B         0B         0B
+
+MOVED BETWEEN TIERS (row: from, column: to)
+FROM          0          1          2          3
+0             -         0B         0B         0B
+1            0B          -         0B         0B
+2            0B         0B          -         0B
+3            0B         0B         0B          -" "tierctl status DAMON and migrations, nothing moved"
+$PY - "$T/state.json" "$T/mig.json" "$T/deg.json" "$T/old.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["migrations"]["paths"]
+p["damos_migrate_cold"] = {"tried_bytes": 536870912, "succeeded_bytes": 524288000, "failed_bytes": 12582912, "calls": 3}
+p["move_pages"] = {"tried_bytes": 12288, "succeeded_bytes": 8192, "failed_bytes": 4096, "calls": 2}
+d["migrations"]["matrix"][0][3] = 524288000
+d["migrations"]["matrix"][3][0] = 8192
+d["backend"] = {"damon": "running", "damon_why": "", "kdamonds": 4, "kdamond_restarts": 1}
+json.dump(d, open(sys.argv[2], "w"))
+d["backend"] = {"damon": "degraded", "damon_why": "kdamond \"0\" is not tierd's", "kdamonds": 0, "kdamond_restarts": 0}
+json.dump(d, open(sys.argv[3], "w"))
+del d["migrations"], d["backend"]
+json.dump(d, open(sys.argv[4], "w"))
+PYEOF
+$TIERCTL status --state-file "$T/mig.json" >"$T/smig"
+expect_eq "$?" 0 "tierctl status with migrations"
+expect_eq "$(tail -n +"$((n + 1))" "$T/smig")" "
+DAMON: running, 4 kdamonds (1 restart)
+
+MIGRATIONS (since tierd started)
+PATH                 REQUESTS      TRIED  SUCCEEDED     FAILED
+damos_migrate_cold          3     512.0M     500.0M      12.0M
+damos_migrate_hot           0         0B         0B         0B
+memory_reclaim              0         0B         0B         0B
+move_pages                  2      12.0K       8.0K       4.0K
+
+MOVED BETWEEN TIERS (row: from, column: to)
+FROM          0          1          2          3
+0             -         0B         0B     500.0M
+1            0B          -         0B         0B
+2            0B         0B          -         0B
+3          8.0K         0B         0B          -" "tierctl status DAMON and migrations"
+$TIERCTL status --state-file "$T/deg.json" >"$T/sdeg"
+expect_line "$T/sdeg" 'DAMON: degraded: kdamond "0" is not tierd'"'"'s'
+$TIERCTL status --json --state-file "$T/mig.json" >"$T/smig.json"
+expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["migrations"]; print(m["paths"]["damos_migrate_cold"]["failed_bytes"], m["paths"]["move_pages"]["calls"], m["matrix"][3][0], d["backend"]["damon"], d["backend"]["kdamonds"], d["backend"]["kdamond_restarts"])' "$T/smig.json")" \
+	"12582912 2 8192 running 4 1" "status --json migrations and backend"
+# A state file of the release before: no migrations, DAMON off.
+$TIERCTL status --state-file "$T/old.json" >"$T/sold"
+expect_eq "$?" 0 "tierctl status with a state file of the previous release"
+expect_line "$T/sold" 'DAMON: off'
+expect_line "$T/sold" 'move_pages                  0         0B         0B         0B'
 
 # --- topology ---------------------------------------------------------------
 $TIERCTL topology --root $FIX/four-tier >"$T/topo"
@@ -141,17 +205,17 @@ $TIERCTL topology --root $FIX/four-tier --config "$T/override.json" >"$T/topo2"
 expect_line "$T/topo2" '2 tiers (tierd.json override), 4 nodes'
 
 # --- one tier, cgroup v1 ------------------------------------------------------
-$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/nope.json" --once \
+$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/nope.json" --once --dry-run \
 	--log-target=stderr --metrics-file "$T/m1.prom" --state-file "$T/s1.json" >"$T/out1" 2>"$T/err1"
 expect_eq "$?" 1 "explicit missing --config is an error"
 expect_grep "$T/err1" "$T/nope.json:0:0: cannot read: No such file or directory"
 printf '{"log_level": "warning"}\n' >"$T/quiet.json"
-$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/quiet.json" --once \
+$TIERD --root $FIX/one-tier --policy-dir "$T/none" --config "$T/quiet.json" --once --dry-run \
 	--log-target=stderr --metrics-file "$T/m1.prom" --state-file "$T/s1.json" >"$T/out1" 2>"$T/err1"
 expect_eq "$?" 0 "one-tier machine runs"
 expect_grep "$T/err1" 'every node (1) sits in one memory tier (the kernel has no memory_tiering): nothing can move between tiers'
 expect_line "$T/m1.prom" 'tierd_cgroups_managed 0'
-$TIERD --root $FIX/cgroup-v1 --config "$T/quiet.json" --policy-dir configs/policies.d --once \
+$TIERD --root $FIX/cgroup-v1 --config "$T/quiet.json" --policy-dir configs/policies.d --once --dry-run \
 	--log-target=stderr >"$T/outv1" 2>"$T/errv1"
 expect_eq "$?" 1 "cgroup v1 refused"
 expect_grep "$T/errv1" 'the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1'
@@ -201,7 +265,7 @@ PYEOF
 listener=$!
 i=0; while [ ! -S "$T/notify.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=400000 \
-$TIERD --root "$T/root" --config "$T/fast.json" --policy-dir "$T/pol" --log-target=stderr \
+$TIERD --root "$T/root" --config "$T/fast.json" --policy-dir "$T/pol" --log-target=stderr --dry-run \
 	--metrics-file "$T/d.prom" --state-file "$T/d.json" 2>"$T/dlog" &
 pid=$!
 wait_for "$T/d.prom" 'tierd_ticks_total' && ok || no "daemon wrote no metrics"
@@ -281,6 +345,30 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 else
 	skip=$((skip + 1))
 	echo "SKIP: systemd-analyze not installed" >&2
+fi
+
+# --- acting on a copy of the four-tier machine (no DAMON there) ------------
+# Without DAMON, memory.reclaim enforces db's tier-0 budget: tierd turns
+# demotion on (manage_demotion, the default), asks for the 256M the engine
+# planned, and puts demotion_enabled back on exit. The fixture's numa_stat
+# does not change, so nothing counts as moved.
+cp -r $FIX/four-tier "$T/act"
+: >"$T/act/sys/fs/cgroup/workload.slice/db.service/memory.reclaim"
+$TIERD --root "$T/act" --config configs/tierd.json --policy-dir configs/policies.d --once \
+	--log-target=stderr --metrics-file "$T/act.prom" --state-file "$T/act.json" >"$T/actout" 2>"$T/acterr"
+expect_eq "$?" 0 "tierd --once acting on the fixture copy"
+expect_eq "$(cat "$T/act/sys/fs/cgroup/workload.slice/db.service/memory.reclaim")" 268435456 "memory.reclaim asked for the planned bytes"
+expect_eq "$(cat "$T/act/sys/kernel/mm/numa/demotion_enabled")" false "demotion_enabled restored on exit"
+expect_grep "$T/acterr" 'warning: DAMON not used: the kernel has no DAMON sysfs interface (CONFIG_DAMON_SYSFS)'
+expect_grep "$T/acterr" 'notice: set demotion_enabled to true for memory.reclaim demotion (restored on exit)'
+expect_grep "$T/acterr" 'memory.reclaim of /workload.slice/db.service: asked 268435456 bytes, tier 0 gave up 0'
+expect_line "$T/act.prom" 'tierd_migration_tried_bytes_total{path="memory_reclaim"} 268435456'
+expect_line "$T/act.prom" 'tierd_migration_failed_bytes_total{path="memory_reclaim"} 268435456'
+expect_line "$T/act.prom" 'tierd_damon_mode{mode="absent"} 1'
+expect_line "$T/act.prom" 'tierd_dry_run 0'
+# The repository's fixtures are never written.
+if git -C . rev-parse --git-dir >/dev/null 2>&1; then
+	expect_eq "$(git status --porcelain -- tests/fixtures)" "" "fixtures untouched"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

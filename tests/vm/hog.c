@@ -1,8 +1,8 @@
 /* A test workload for the VM scenarios: allocates MiB of anonymous memory,
  * optionally bound to one NUMA node, touches every page, says "ready" on
- * stdout, then sleeps until killed. The binding is dropped after the touch
- * so the kernel (and tierd) may move the pages later. Built static: the
- * initramfs has no libnuma. */
+ * stdout (after a line "addr 0x..." giving its start), then sleeps until
+ * killed. The binding is dropped after the touch so the kernel (and tierd)
+ * may move the pages later. Built static: the initramfs has no libnuma. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +50,8 @@ int main(int argc, char **argv)
 		perror("hog: mbind default");
 		return 1;
 	}
+	/* Where the memory is, for scenarios that move its pages. */
+	printf("addr %p\n", (void *)p);
 	printf("ready %zu MiB node %d\n", mib, node);
 	fflush(stdout);
 	for (;;)

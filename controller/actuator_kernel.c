@@ -1,0 +1,222 @@
+/* The actuator that acts on the kernel; see actuator_kernel.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actuator_kernel.h"
+#include "reclaim.h"
+#include "../policy/units.h"
+#include "../policy/util.h"
+
+#define ERR_MAX 1024
+#define FIELD_MAX (TIERD_CGROUP_PATH_MAX + 32)
+
+static void log_cgroup(const struct tierd_kernel_actuator *k, enum tierd_log_level level,
+		       const char *event, const char *cgroup, uint64_t bytes, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static void log_cgroup(const struct tierd_kernel_actuator *k, enum tierd_log_level level,
+		       const char *event, const char *cgroup, uint64_t bytes, const char *fmt, ...)
+{
+	char f_event[64], f_cgroup[FIELD_MAX], f_bytes[48], msg[ERR_MAX];
+	const char *fields[] = { f_event, f_cgroup, f_bytes };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(f_event, sizeof(f_event), "TIERD_EVENT=%s", event);
+	snprintf(f_cgroup, sizeof(f_cgroup), "TIERD_CGROUP=%s", cgroup);
+	snprintf(f_bytes, sizeof(f_bytes), "TIERD_BYTES=%llu", (unsigned long long)bytes);
+	tierd_log_fields(k->log, level, fields, TIERD_ARRAY_SIZE(fields), "%s", msg);
+}
+
+/* Updates the consecutive over-tier-0 counts; returns cgroup c's. */
+static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
+{
+	struct tierd_over_count *next = NULL;
+	size_t n = 0;
+
+	if (a->in->nr_cgroups) {
+		next = calloc(a->in->nr_cgroups, sizeof(*next));
+		if (!next)
+			return -ENOMEM;
+	}
+	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
+		uint64_t id = a->in->cgroups[c].obs->id;
+		uint32_t before = 0;
+
+		if (!a->plan->standings[c].tiers[0].over_bytes)
+			continue;
+		for (size_t i = 0; i < k->nr_over; i++)
+			if (k->over[i].cgroup_id == id)
+				before = k->over[i].ticks;
+		next[n++] = (struct tierd_over_count){ .cgroup_id = id, .ticks = before + 1 };
+	}
+	free(k->over);
+	k->over = next;
+	k->nr_over = n;
+	return 0;
+}
+
+static uint32_t over_ticks(const struct tierd_kernel_actuator *k, uint64_t id)
+{
+	for (size_t i = 0; i < k->nr_over; i++)
+		if (k->over[i].cgroup_id == id)
+			return k->over[i].ticks;
+	return 0;
+}
+
+/* memory.reclaim demotes only with demotion_enabled; without it, it would
+ * evict (or, without swap, fail at once: vm-lab.md). */
+static bool demotion_ready(struct tierd_kernel_actuator *k)
+{
+	char value[TIERD_KSETTING_VALUE_MAX], err[ERR_MAX] = "kernel settings unavailable";
+	int r = -ENOENT;
+
+	if (k->ks)
+		r = tierd_ksetting_get(k->ks, TIERD_KSETTING_DEMOTION_ENABLED, value,
+				       sizeof(value), err, sizeof(err));
+	if (r == 0 && strcmp(value, "true") == 0)
+		return true;
+	if (r == 0 && k->manage_demotion) {
+		r = tierd_ksetting_set(k->ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
+				       sizeof(err));
+		if (r == 0) {
+			tierd_log(k->log, TIERD_LOG_NOTICE,
+				  "set demotion_enabled to true for memory.reclaim demotion (restored on exit)");
+			return true;
+		}
+	}
+	if (!k->demotion_warned) {
+		if (r == 0 && !k->manage_demotion)
+			snprintf(err, sizeof(err),
+				 "demotion_enabled is false and tierd.json sets manage_demotion false");
+		tierd_log(k->log, TIERD_LOG_WARNING,
+			  "memory.reclaim not used to enforce tier-0 budgets: %s", err);
+		k->demotion_warned = true;
+	}
+	return false;
+}
+
+static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuation *a, size_t c,
+		    uint64_t bytes)
+{
+	const struct tierd_cgroup_obs *obs = a->in->cgroups[c].obs;
+	const struct tierd_topology *topo = a->in->topo;
+	struct tierd_cgroup_obs after = { 0 };
+	struct tierd_buf buf = { 0 };
+	uint64_t before_top, after_top, moved = 0;
+	char err[ERR_MAX] = "", rerr[ERR_MAX] = "";
+	int fd = -1, r;
+
+	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);
+	fd = openat(k->fs->root_fd, obs->path[1] ? obs->path + 1 : ".",
+		    O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, sizeof(err), "%s: %s", obs->path, strerror(-r));
+	} else {
+		r = tierd_memory_reclaim(fd, obs->path, bytes, err, sizeof(err));
+	}
+	if (fd >= 0 && tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, rerr,
+					   sizeof(rerr)) == 0) {
+		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
+		moved = before_top > after_top ? before_top - after_top : 0;
+	}
+	tierd_buf_free(&buf);
+	if (fd >= 0)
+		close(fd);
+	tierd_migration_account(k->stats, TIERD_PATH_MEMORY_RECLAIM, bytes, moved, 0,
+				topo->nr_tiers > 1 ? 1 : 0);
+	if (r < 0 && r != -EAGAIN)
+		log_cgroup(k, TIERD_LOG_WARNING, "reclaim-failed", obs->path, bytes,
+			   "memory.reclaim of %s failed: %s", obs->path, err);
+	else
+		log_cgroup(k, TIERD_LOG_INFO, "reclaimed", obs->path, moved,
+			   "memory.reclaim of %s: asked %llu bytes, tier 0 gave up %llu%s", obs->path,
+			   (unsigned long long)bytes, (unsigned long long)moved,
+			   r == -EAGAIN ? " (the kernel reclaimed less than asked)" : "");
+}
+
+/* Budget enforcement by memory.reclaim, where DAMOS cannot do it. */
+static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
+{
+	bool damon = k->damon->state.damon == TIERD_DAMON_RUNNING;
+
+	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
+		uint64_t planned = 0;
+
+		if (damon && over_ticks(k, a->in->cgroups[c].obs->id) < TIERD_RECLAIM_FALLBACK_TICKS)
+			continue;
+		/* Within the migration budget: what the engine planned out of tier 0. */
+		for (size_t i = 0; i < a->plan->nr_actions; i++) {
+			const struct tierd_action *act = &a->plan->actions[i];
+
+			if (act->cgroup == c && act->reason == TIERD_REASON_OVER_TIER_MAX &&
+			    act->from_tier == 0)
+				planned += act->bytes;
+		}
+		if (!planned || !demotion_ready(k))
+			continue;
+		reclaim(k, a, c, planned);
+	}
+}
+
+static void apply(void *data, const struct tierd_actuation *a)
+{
+	struct tierd_kernel_actuator *k = data;
+	const struct tierd_engine_input *in = a->in;
+	struct tierd_damos_span *spans = NULL;
+	const char **paths = NULL;
+	uint64_t *ids = NULL;
+	size_t nr = 0;
+
+	if (count_over(k, a) < 0)
+		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
+	if (k->damon->state.damon == TIERD_DAMON_RUNNING) {
+		spans = calloc(TIERD_ACTUATOR_MAX_SPANS, sizeof(*spans));
+		paths = calloc(in->nr_cgroups + 1, sizeof(*paths));
+		ids = calloc(in->nr_cgroups + 1, sizeof(*ids));
+		if (!spans || !paths || !ids) {
+			tierd_log(k->log, TIERD_LOG_ERR, "out of memory planning DAMOS migrations");
+			goto out;
+		}
+		for (size_t c = 0; c < in->nr_cgroups; c++) {
+			paths[c] = in->cgroups[c].obs->path;
+			ids[c] = in->cgroups[c].obs->id;
+		}
+		for (size_t i = 0; i < a->plan->nr_actions && nr < TIERD_ACTUATOR_MAX_SPANS; i++) {
+			const struct tierd_action *act = &a->plan->actions[i];
+			int r = tierd_damos_spans(act, in->cgroups[act->cgroup].hot, spans + nr,
+						  TIERD_ACTUATOR_MAX_SPANS - nr);
+
+			if (r == -E2BIG)
+				nr = TIERD_ACTUATOR_MAX_SPANS;
+			else if (r > 0)
+				nr += (size_t)r;
+		}
+		tierd_damon_backend_apply(k->damon, in->topo, spans, nr, paths, ids, a->period_usec,
+					  a->tick_usec, k->log);
+	}
+	reclaim_fallback(k, a);
+out:
+	free(ids);
+	free(paths);
+	free(spans);
+}
+
+const struct tierd_actuator_ops tierd_kernel_actuator_ops = {
+	.name = "kernel",
+	.apply = apply,
+};
+
+void tierd_kernel_actuator_free(struct tierd_kernel_actuator *k)
+{
+	free(k->over);
+	k->over = NULL;
+	k->nr_over = 0;
+}

@@ -1,0 +1,47 @@
+/* The actuator that acts on the kernel: the plan's migrations become DAMOS
+ * schemes (damon_backend.h), and memory.reclaim enforces a top-tier budget
+ * when DAMON cannot: no DAMON, or a cgroup still over its tier-0 max after
+ * TIERD_RECLAIM_FALLBACK_TICKS ticks of DAMOS demotion. */
+#ifndef TIERD_ACTUATOR_KERNEL_H
+#define TIERD_ACTUATOR_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actuator.h"
+#include "cgroupfs.h"
+#include "damon_backend.h"
+#include "ksettings.h"
+#include "log.h"
+#include "../policy/migstats.h"
+
+/* Ticks a cgroup stays over its tier-0 max with DAMOS demotion planned
+ * before memory.reclaim steps in: DAMOS applies within an aggregation
+ * interval, so three ticks without getting under means it cannot keep up. */
+#define TIERD_RECLAIM_FALLBACK_TICKS 3
+/* Spans handed to DAMON per tick; the rest waits for the next tick. */
+#define TIERD_ACTUATOR_MAX_SPANS 4096
+
+struct tierd_over_count {
+	uint64_t cgroup_id;
+	uint32_t ticks;            /* consecutive ticks over its tier-0 max */
+};
+
+struct tierd_kernel_actuator {
+	struct tierd_damon_backend *damon;
+	const struct tierd_cgroupfs *fs;
+	struct tierd_ksettings *ks;
+	bool manage_demotion;      /* tierd.json manage_demotion */
+	bool demotion_warned;      /* said once that reclaim would not demote */
+	struct tierd_migration_stats *stats;
+	const struct tierd_logger *log;
+	size_t nr_over;
+	struct tierd_over_count *over;
+};
+
+extern const struct tierd_actuator_ops tierd_kernel_actuator_ops;
+
+void tierd_kernel_actuator_free(struct tierd_kernel_actuator *k);
+
+#endif

@@ -1,0 +1,376 @@
+/* tierd's DAMON backend; see damon_backend.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "damon_backend.h"
+#include "physmem.h"
+#include "../policy/units.h"
+#include "../policy/util.h"
+
+#define ERR_MAX 1024
+#define EVENT_FIELD_MAX 64
+
+static void log_event(const struct tierd_logger *log, enum tierd_log_level level, const char *event,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void log_event(const struct tierd_logger *log, enum tierd_log_level level, const char *event,
+		      const char *fmt, ...)
+{
+	char field[EVENT_FIELD_MAX], msg[ERR_MAX];
+	const char *fields[] = { field };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(field, sizeof(field), "TIERD_EVENT=%s", event);
+	tierd_log_fields(log, level, fields, 1, "%s", msg);
+}
+
+static void set_mode(struct tierd_damon_backend *b, enum tierd_damon_mode mode, const char *why)
+{
+	size_t n = why ? strnlen(why, sizeof(b->state.damon_why) - 1) : 0;
+
+	b->state.damon = mode;
+	memcpy(b->state.damon_why, why ? why : "", n);
+	b->state.damon_why[n] = '\0';
+}
+
+/* Every tier's physical ranges, from its nodes' memory blocks. */
+static int read_layout(const char *root, const struct tierd_topology *topo,
+		       struct tierd_damon_layout *layout, char *err, size_t err_size)
+{
+	struct tierd_phys_range ranges[TIERD_DAMON_MAX_REGIONS];
+
+	memset(layout, 0, sizeof(*layout));
+	if (topo->nr_tiers > TIERD_DAMON_MAX_CONTEXTS) {
+		snprintf(err, err_size, "%zu tiers, DAMON backend handles at most %d",
+			 topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
+		return -E2BIG;
+	}
+	layout->nr_tiers = topo->nr_tiers;
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		const struct tierd_node *n = &topo->nodes[i];
+		struct tierd_damon_tier_layout *t;
+		size_t nr = 0;
+		int r;
+
+		if (n->tier < 0 || (size_t)n->tier >= topo->nr_tiers)
+			continue;
+		t = &layout->tiers[n->tier];
+		r = tierd_physmem_node_ranges(root, n->nid, ranges, TIERD_ARRAY_SIZE(ranges), &nr,
+					      err, err_size);
+		if (r < 0)
+			return r;
+		if (t->nr_ranges + nr > TIERD_DAMON_MAX_REGIONS) {
+			snprintf(err, err_size, "tier %d: more than %d physical ranges", n->tier,
+				 TIERD_DAMON_MAX_REGIONS);
+			return -E2BIG;
+		}
+		for (size_t k = 0; k < nr; k++)
+			t->ranges[t->nr_ranges++] =
+				(struct tierd_damon_region){ ranges[k].start, ranges[k].end };
+	}
+	for (size_t t = 0; t < layout->nr_tiers; t++) {
+		struct tierd_damon_tier_layout *tl = &layout->tiers[t];
+
+		if (tl->nr_ranges == 0) {
+			snprintf(err, err_size, "tier %zu: its nodes have no memory blocks", t);
+			return -ENOENT;
+		}
+		/* DAMON wants a target's regions sorted and disjoint. */
+		for (size_t i = 1; i < tl->nr_ranges; i++)
+			for (size_t j = i; j > 0 && tl->ranges[j].start < tl->ranges[j - 1].start; j--) {
+				struct tierd_damon_region tmp = tl->ranges[j];
+
+				tl->ranges[j] = tl->ranges[j - 1];
+				tl->ranges[j - 1] = tmp;
+			}
+	}
+	return 0;
+}
+
+void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
+			       const struct tierd_topology *topo, const struct tierd_logger *log)
+{
+	char err[ERR_MAX] = "";
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->root, sizeof(b->root), "%s", root ? root : "/");
+	r = tierd_damon_probe(root, &b->features, err, sizeof(err));
+	if (r < 0 || !b->features.present || !b->features.op_paddr || !b->features.target_nid) {
+		if (r == 0)
+			snprintf(err, sizeof(err), "%s",
+				 !b->features.present ? "the kernel has no DAMON sysfs interface (CONFIG_DAMON_SYSFS)"
+				 : !b->features.op_paddr ? "DAMON has no paddr operations (CONFIG_DAMON_PADDR)"
+							  : "DAMOS has no target_nid (migrate_hot/migrate_cold need Linux 6.11+)");
+		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_ABSENT, err);
+		log_event(log, TIERD_LOG_WARNING, "damon-unavailable",
+			  "DAMON not used: %s; tierd runs without DAMON monitoring and DAMOS migrations",
+			  err);
+		return;
+	}
+	b->spec = calloc(1, sizeof(*b->spec));
+	b->batch = calloc(1, sizeof(*b->batch));
+	b->slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(*b->slot_cgroup_id));
+	if (!b->spec || !b->batch || !b->slot_cgroup_id) {
+		set_mode(b, TIERD_DAMON_FAILED, "out of memory");
+		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: out of memory");
+		return;
+	}
+	r = read_layout(root, topo, &b->layout, err, sizeof(err));
+	if (r == 0)
+		r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, 0, b->spec, b->batch, err,
+				      sizeof(err));
+	if (r == 0)
+		r = tierd_damon_start(root, b->spec, &b->kd, err, sizeof(err));
+	if (r < 0) {
+		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_FAILED, err);
+		log_event(log, r == -EBUSY ? TIERD_LOG_WARNING : TIERD_LOG_ERR,
+			  r == -EBUSY ? "damon-degraded" : "damon-failed",
+			  "DAMON not used: %s", err);
+		return;
+	}
+	set_mode(b, TIERD_DAMON_RUNNING, NULL);
+	b->state.nr_kdamonds = b->kd.nr_kdamonds;
+	log_event(log, TIERD_LOG_INFO, "damon-started",
+		  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
+		  b->kd.nr_kdamonds);
+}
+
+/* Turns kdamond k on again with the configuration in force, or, when that
+ * is refused (a cgroup of an action scheme is gone), with its stat scheme
+ * alone. */
+static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
+		    const struct tierd_logger *log)
+{
+	char err[ERR_MAX] = "";
+	int r;
+
+	r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
+	if (r < 0) {
+		struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
+
+		/* Its action schemes go; their slots are dropped from the batch. */
+		ctx->nr_schemes = 1;
+		for (size_t i = 0; i < b->batch->nr_slots;)
+			if (b->batch->slots[i].ctx == k) {
+				b->batch->slots[i] = b->batch->slots[--b->batch->nr_slots];
+				b->slot_cgroup_id[i] = b->slot_cgroup_id[b->batch->nr_slots];
+			} else {
+				i++;
+			}
+		r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
+	}
+	memset(b->applied_base[k], 0, sizeof(b->applied_base[k]));
+	b->state.kdamond_restarts++;
+	if (r < 0)
+		log_event(log, TIERD_LOG_ERR, "kdamond-restart-failed",
+			  "DAMON: kdamond %zu (tier %zu) %s and could not be turned on again: %s", k,
+			  k, why, err);
+	else
+		log_event(log, TIERD_LOG_WARNING, "kdamond-restarted",
+			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
+}
+
+static uint64_t delta(uint64_t now, uint64_t base)
+{
+	/* A scheme re-created by a commit starts its counters from 0. */
+	return now >= base ? now - base : now;
+}
+
+static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_usec,
+			 const struct tierd_logger *log)
+{
+	const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
+	struct tierd_damon_tried_region *tried = NULL;
+	struct tierd_region *regions = NULL;
+	char err[ERR_MAX] = "";
+	int n;
+
+	tried = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*tried));
+	regions = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*regions));
+	if (!tried || !regions) {
+		log_event(log, TIERD_LOG_ERR, "damon-read-failed",
+			  "DAMON: tier %zu regions not read: out of memory", k);
+		goto out;
+	}
+	n = tierd_damon_read_tried_regions(&b->kd, k, TIERD_DAMON_STAT_SCHEME, tried,
+					   TIERD_DAMON_READ_REGIONS, err, sizeof(err));
+	if (n < 0) {
+		log_event(log, TIERD_LOG_WARNING, "damon-read-failed",
+			  "DAMON: tier %zu regions not read, last reading kept: %s", k, err);
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		regions[i] = (struct tierd_region){
+			.start = tried[i].start,
+			.end = tried[i].end,
+			.tier = (int)k,
+			.nr_accesses = tried[i].nr_accesses,
+			.max_accesses = (uint32_t)(ctx->aggr_us / ctx->sample_us),
+			.age = tried[i].age,
+			.aggr_usec = ctx->aggr_us,
+		};
+	free(b->regions[k]);
+	b->regions[k] = regions;
+	regions = NULL;
+	b->nr_regions[k] = (size_t)n;
+	b->read_usec[k] = now_usec;
+out:
+	free(regions);
+	free(tried);
+}
+
+size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_usec,
+				   struct tierd_migration_stats *stats,
+				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
+{
+	struct tierd_damon_scheme_stats st[TIERD_DAMON_MAX_SCHEMES];
+	char err[ERR_MAX] = "";
+	size_t nr_moved = 0;
+
+	if (b->state.damon != TIERD_DAMON_RUNNING)
+		return 0;
+	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
+		const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
+		bool on = false;
+
+		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
+			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			continue;
+		}
+		if (!on) {
+			restart(b, k, "was turned off (by someone else, or a rejected commit)", log);
+			continue;
+		}
+		if (ctx->nr_schemes > 1) {
+			if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
+				log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+				continue;
+			}
+			for (size_t i = 0; i < b->batch->nr_slots; i++) {
+				const struct tierd_damos_slot *sl = &b->batch->slots[i];
+				uint64_t got;
+
+				if (sl->ctx != k)
+					continue;
+				got = delta(st[sl->scheme].sz_applied, b->applied_base[k][sl->scheme]);
+				tierd_migration_account(stats, sl->path, sl->planned_bytes, got,
+							sl->from_tier, sl->to_tier);
+				moved[nr_moved++] = (struct tierd_damon_moved){
+					.cgroup_id = b->slot_cgroup_id[i],
+					.promotion = sl->path == TIERD_PATH_DAMOS_MIGRATE_HOT,
+					.planned_bytes = sl->planned_bytes,
+					.moved_bytes = got,
+				};
+			}
+			for (size_t s = 0; s < ctx->nr_schemes; s++)
+				b->applied_base[k][s] = st[s].sz_applied;
+		}
+		if (!b->regions[k] || now_usec - b->read_usec[k] >= b->period_usec[k])
+			read_regions(b, k, now_usec, log);
+	}
+	/* Accounted: the same schemes are not counted again. */
+	b->batch->nr_slots = 0;
+	return nr_moved;
+}
+
+static uint64_t aggr_for(uint64_t period_usec)
+{
+	uint64_t a = period_usec / TIERD_DAMON_AGGRS_PER_PERIOD;
+
+	if (a < TIERD_DAMON_MIN_AGGR_US)
+		a = period_usec ? TIERD_DAMON_MIN_AGGR_US : TIERD_DAMON_AGGR_US;
+	return a > TIERD_DAMON_MAX_AGGR_US ? TIERD_DAMON_MAX_AGGR_US : a;
+}
+
+static bool same_context(const struct tierd_damon_ctx_spec *a, const struct tierd_damon_ctx_spec *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd_topology *topo,
+			       const struct tierd_damos_span *spans, size_t nr_spans,
+			       const char *const *memcg_paths, const uint64_t *cgroup_ids,
+			       const uint64_t *period_usec, uint64_t tick_usec,
+			       const struct tierd_logger *log)
+{
+	struct tierd_damon_spec *next = NULL;
+	struct tierd_damos_batch *batch = NULL;
+	char err[ERR_MAX] = "";
+	int r;
+
+	if (b->state.damon != TIERD_DAMON_RUNNING)
+		return;
+	next = calloc(1, sizeof(*next));
+	batch = calloc(1, sizeof(*batch));
+	if (!next || !batch) {
+		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: out of memory");
+		goto out;
+	}
+	for (size_t t = 0; t < b->layout.nr_tiers; t++) {
+		b->period_usec[t] = period_usec[t];
+		b->layout.tiers[t].aggr_us = aggr_for(period_usec[t]);
+	}
+	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths,
+			      tick_usec / TIERD_USEC_PER_MSEC, next, batch, err, sizeof(err));
+	if (r < 0) {
+		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: %s", err);
+		goto out;
+	}
+	if (batch->nr_deferred)
+		tierd_log(log, TIERD_LOG_DEBUG,
+			  "DAMON: %zu migration spans (%llu bytes) wait for a free scheme slot",
+			  batch->nr_deferred, (unsigned long long)batch->deferred_bytes);
+	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
+		if (same_context(&next->contexts[k], &b->spec->contexts[k]))
+			continue;
+		r = tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err));
+		/* Schemes past the old count are new: their counters start at 0. */
+		for (size_t s = b->spec->contexts[k].nr_schemes; s < TIERD_DAMON_MAX_SCHEMES; s++)
+			b->applied_base[k][s] = 0;
+		if (r == 0)
+			continue;
+		/* A rejected commit (6.12) stops the kdamond: collect turns it
+		 * on again next tick with the stat scheme alone. */
+		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
+		next->contexts[k].nr_schemes = 1;
+		for (size_t i = 0; i < batch->nr_slots;)
+			if (batch->slots[i].ctx == k)
+				batch->slots[i] = batch->slots[--batch->nr_slots];
+			else
+				i++;
+	}
+	for (size_t i = 0; i < batch->nr_slots; i++)
+		b->slot_cgroup_id[i] = cgroup_ids[batch->slots[i].cgroup];
+	memcpy(b->spec, next, sizeof(*next));
+	memcpy(b->batch, batch, sizeof(*batch));
+out:
+	free(batch);
+	free(next);
+}
+
+void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log)
+{
+	char err[ERR_MAX] = "";
+
+	if (b->state.damon == TIERD_DAMON_RUNNING) {
+		if (tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
+			log_event(log, TIERD_LOG_WARNING, "damon-stop-failed",
+				  "DAMON: stopping tierd's kdamonds: %s", err);
+		else
+			log_event(log, TIERD_LOG_INFO, "damon-stopped",
+				  "DAMON: tierd's kdamonds turned off and removed");
+	}
+	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
+		free(b->regions[t]);
+	free(b->slot_cgroup_id);
+	free(b->batch);
+	free(b->spec);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,86 @@
+/* tierd's DAMON backend, the I/O shell around damon_plan.c: one kdamond
+ * per tier, started at daemon start, read and reconfigured each tick,
+ * turned off at exit. The daemon owns one struct tierd_damon_backend.
+ *
+ * Each tick:
+ *  1. collect: checks tierd's kdamonds are still on (restarts one turned off
+ *     behind its back or stopped by a rejected commit), reads the action
+ *     schemes' sz_applied to account last tick's migrations, and re-reads
+ *     the stat scheme's tried regions of every tier whose profiling period
+ *     (the strategy's, Mole §4.3) has passed;
+ *  2. the daemon attributes the regions to cgroups and runs the engine;
+ *  3. apply: turns the plan's migrations into DAMOS schemes and commits
+ *     the kdamonds whose configuration changed.
+ * DAMON sysfs commands block up to one aggregation interval each and are
+ * served one at a time by the kernel, so aggregation intervals stay short
+ * (TIERD_DAMON_MAX_AGGR_US). */
+#ifndef TIERD_DAMON_BACKEND_H
+#define TIERD_DAMON_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "damon.h"
+#include "damon_plan.h"
+#include "log.h"
+#include "../policy/migstats.h"
+
+/* Aggregation interval bounds: a region reading covers one interval; the
+ * tick waits up to one interval per kdamond and command. A tenth of the
+ * strategy's profiling period keeps ten windows per period. */
+#define TIERD_DAMON_MIN_AGGR_US 20000u
+#define TIERD_DAMON_MAX_AGGR_US 100000u
+#define TIERD_DAMON_AGGRS_PER_PERIOD 10u
+/* Regions read per tier and tick; DAMON keeps at most max_nr_regions. */
+#define TIERD_DAMON_READ_REGIONS TIERD_DAMON_MAX_NR_REGIONS
+#define TIERD_DAMON_MAX_ACTIONS (TIERD_DAMON_MAX_CONTEXTS * TIERD_DAMON_ACTION_SLOTS)
+
+struct tierd_damon_backend {
+	char root[TIERD_FILE_PATH_MAX];
+	struct tierd_damon kd;
+	struct tierd_damon_features features;
+	struct tierd_damon_layout layout;
+	struct tierd_damon_spec *spec;       /* in force; NULL until started */
+	struct tierd_damos_batch *batch;     /* the action schemes in force */
+	uint64_t *slot_cgroup_id;            /* batch->slots[i]'s cgroup */
+	uint64_t applied_base[TIERD_DAMON_MAX_CONTEXTS][TIERD_DAMON_MAX_SCHEMES];
+	size_t nr_regions[TIERD_MAX_TIERS];
+	struct tierd_region *regions[TIERD_MAX_TIERS]; /* last reading, per tier */
+	uint64_t read_usec[TIERD_MAX_TIERS];             /* when it was taken */
+	uint64_t period_usec[TIERD_MAX_TIERS];           /* profiling period asked for */
+	struct tierd_backend_state state;
+};
+
+/* What collect learnt of one action scheme of last tick. */
+struct tierd_damon_moved {
+	uint64_t cgroup_id;
+	bool promotion;
+	uint64_t planned_bytes, moved_bytes;
+};
+
+/* Probes DAMON under root and starts tierd's kdamonds over the tiers of
+ * topo. Never fails the daemon: a kernel without DAMON, someone else's
+ * kdamonds (degraded mode) or a failed start end in b->state with the
+ * reason, logged once. */
+void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
+			       const struct tierd_topology *topo, const struct tierd_logger *log);
+
+/* Step 1 above. Fills moved[] (room for TIERD_DAMON_MAX_ACTIONS) with
+ * last tick's action schemes and returns how many; stats gets the
+ * accounting. now_usec: monotonic. */
+size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_usec,
+				   struct tierd_migration_stats *stats,
+				   struct tierd_damon_moved *moved, const struct tierd_logger *log);
+
+/* Step 3 above: spans of the tick's migrations (damon_plan.h), memcg paths
+ * and ids per cgroup index, per-tier profiling periods (0 = none asked). */
+void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd_topology *topo,
+			       const struct tierd_damos_span *spans, size_t nr_spans,
+			       const char *const *memcg_paths, const uint64_t *cgroup_ids,
+			       const uint64_t *period_usec, uint64_t tick_usec,
+			       const struct tierd_logger *log);
+
+/* Turns tierd's kdamonds off and removes them. */
+void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log);
+
+#endif

@@ -1,0 +1,372 @@
+/* From the engine's plan to DAMON's configuration; see damon_plan.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "damon_plan.h"
+#include "../policy/util.h"
+
+#define MSEC_PER_SEC_U 1000u
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+int tierd_damon_target_node(const struct tierd_topology *topo, size_t tier)
+{
+	int best = -1;
+	uint64_t best_free = 0;
+
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		const struct tierd_node *n = &topo->nodes[i];
+
+		if (n->tier < 0 || (size_t)n->tier != tier)
+			continue;
+		if (best < 0 || n->free_bytes > best_free ||
+		    (n->free_bytes == best_free && n->nid < best)) {
+			best = n->nid;
+			best_free = n->free_bytes;
+		}
+	}
+	return best;
+}
+
+static bool promotes(size_t from, size_t to)
+{
+	return to < from;
+}
+
+static int push(struct tierd_damos_span *out, size_t cap, size_t *n, struct tierd_damos_span s)
+{
+	if (*n >= cap)
+		return -E2BIG;
+	out[(*n)++] = s;
+	return 0;
+}
+
+/* Hottest (demotion) or coldest (promotion) of the regions overlapping
+ * [start, end); without any, no restriction. */
+static uint32_t span_accesses(const struct tierd_hotness *hot, uint64_t start, uint64_t end,
+			      bool promotion)
+{
+	uint32_t v = promotion ? UINT32_MAX : 0;
+	bool any = false;
+
+	for (size_t i = 0; hot && i < hot->nr_regions; i++) {
+		const struct tierd_region *r = &hot->regions[i];
+
+		if (r->end <= start || r->start >= end)
+			continue;
+		any = true;
+		v = promotion ? (r->nr_accesses < v ? r->nr_accesses : v)
+			      : (r->nr_accesses > v ? r->nr_accesses : v);
+	}
+	if (!any)
+		return promotion ? 0 : UINT32_MAX;
+	return v;
+}
+
+/* Coldest first: fewest accesses, then oldest, then lowest address. */
+static int cmp_cold(const void *a, const void *b, void *ctx)
+{
+	const struct tierd_region *regions = ctx;
+	const struct tierd_region *x = &regions[*(const size_t *)a];
+	const struct tierd_region *y = &regions[*(const size_t *)b];
+
+	if (x->nr_accesses != y->nr_accesses)
+		return x->nr_accesses < y->nr_accesses ? -1 : 1;
+	if (x->age != y->age)
+		return x->age > y->age ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int demote_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
+			struct tierd_damos_span *out, size_t cap, size_t *n)
+{
+	size_t *order = NULL, nr = 0;
+	uint64_t left = a->bytes;
+	int r = 0;
+
+	if (!hot || hot->nr_regions == 0)
+		return 0;
+	order = calloc(hot->nr_regions, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < hot->nr_regions; i++)
+		if (hot->regions[i].tier >= 0 && (size_t)hot->regions[i].tier == a->from_tier)
+			order[nr++] = i;
+	qsort_r(order, nr, sizeof(*order), cmp_cold, (void *)hot->regions);
+	for (size_t i = 0; i < nr && left && r == 0; i++) {
+		const struct tierd_region *reg = &hot->regions[order[i]];
+		uint64_t take = min_u64(reg->end - reg->start, left);
+
+		r = push(out, cap, n, (struct tierd_damos_span){
+			.cgroup = a->cgroup, .from_tier = a->from_tier, .to_tier = a->to_tier,
+			.start = reg->start, .end = reg->start + take, .bytes = take,
+			.nr_accesses = reg->nr_accesses });
+		left -= take;
+	}
+	free(order);
+	return r;
+}
+
+int tierd_damos_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
+		      struct tierd_damos_span *out, size_t cap)
+{
+	size_t n = 0;
+	int r;
+
+	if (a->kind == TIERD_ACTION_MIGRATE) {
+		bool up = promotes(a->from_tier, a->to_tier);
+
+		r = push(out, cap, &n, (struct tierd_damos_span){
+			.cgroup = a->cgroup, .from_tier = a->from_tier, .to_tier = a->to_tier,
+			.start = a->start, .end = a->end, .bytes = a->bytes,
+			.nr_accesses = span_accesses(hot, a->start, a->end, up) });
+	} else {
+		r = demote_spans(a, hot, out, cap, &n);
+	}
+	return r < 0 ? r : (int)n;
+}
+
+/* Groups: runs of spans with the same (from, cgroup, to), sorted by start. */
+static int cmp_span(const void *a, const void *b)
+{
+	const struct tierd_damos_span *x = a, *y = b;
+
+	if (x->from_tier != y->from_tier)
+		return x->from_tier < y->from_tier ? -1 : 1;
+	if (x->cgroup != y->cgroup)
+		return x->cgroup < y->cgroup ? -1 : 1;
+	if (x->to_tier != y->to_tier)
+		return x->to_tier < y->to_tier ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct group {
+	size_t first, n;     /* spans[first .. first + n) */
+	uint64_t bytes;
+	size_t slots;
+};
+
+static int cmp_group_bytes(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Merges s[0..*n) (sorted) across the smallest gaps until at most k remain. */
+static void merge_spans(struct tierd_damos_span *s, size_t *n, size_t k, bool promotion)
+{
+	while (*n > k && *n > 1) {
+		size_t at = 0;
+		uint64_t gap = UINT64_MAX;
+
+		for (size_t i = 0; i + 1 < *n; i++) {
+			uint64_t g = s[i + 1].start > s[i].end ? s[i + 1].start - s[i].end : 0;
+
+			if (g < gap) {
+				gap = g;
+				at = i;
+			}
+		}
+		s[at].end = s[at + 1].end > s[at].end ? s[at + 1].end : s[at].end;
+		s[at].bytes += s[at + 1].bytes;
+		s[at].nr_accesses = promotion ? (s[at + 1].nr_accesses < s[at].nr_accesses
+							 ? s[at + 1].nr_accesses : s[at].nr_accesses)
+					      : (s[at + 1].nr_accesses > s[at].nr_accesses
+							 ? s[at + 1].nr_accesses : s[at].nr_accesses);
+		memmove(&s[at + 1], &s[at + 2], (*n - at - 2) * sizeof(*s));
+		(*n)--;
+	}
+}
+
+static void stat_scheme(struct tierd_damon_scheme_spec *sc)
+{
+	*sc = (struct tierd_damon_scheme_spec){
+		.action = TIERD_DAMON_ACTION_STAT,
+		.target_nid = -1,
+		.sz_max = TIERD_DAMON_SZ_UNLIMITED,
+		.nr_accesses_max = TIERD_DAMON_NR_UNLIMITED,
+		.age_max = TIERD_DAMON_NR_UNLIMITED,
+	};
+}
+
+/* A migration scheme for one merged span. Promotion: regions seen accessed
+ * at least once (if the engine picked accessed ones); demotion: no hotter
+ * than the hottest region the engine picked, so the cgroup's hot pages in a
+ * merged gap stay. */
+static void action_scheme(struct tierd_damon_scheme_spec *sc, const struct tierd_damos_span *s,
+			  int target_nid, const char *memcg_path, uint64_t tick_ms)
+{
+	bool up = promotes(s->from_tier, s->to_tier);
+
+	stat_scheme(sc);
+	sc->action = up ? TIERD_DAMON_ACTION_MIGRATE_HOT : TIERD_DAMON_ACTION_MIGRATE_COLD;
+	sc->target_nid = target_nid;
+	if (up)
+		sc->nr_accesses_min = s->nr_accesses > 0 ? 1 : 0;
+	else
+		sc->nr_accesses_max = s->nr_accesses;
+	sc->quota_bytes = s->end - s->start;
+	sc->quota_reset_ms = tick_ms;
+	snprintf(sc->memcg_path, sizeof(sc->memcg_path), "%s", memcg_path);
+	sc->has_addr = true;
+	sc->addr_start = s->start;
+	sc->addr_end = s->end;
+}
+
+static int check_inputs(const struct tierd_damon_layout *layout,
+			const struct tierd_topology *topo, const struct tierd_damos_span *spans,
+			size_t nr_spans, char *err, size_t err_size)
+{
+	if (layout->nr_tiers == 0 || layout->nr_tiers > TIERD_DAMON_MAX_CONTEXTS ||
+	    layout->nr_tiers != topo->nr_tiers) {
+		snprintf(err, err_size, "damon: %zu tiers laid out for %zu tiers (at most %d)",
+			 layout->nr_tiers, topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
+		return -EINVAL;
+	}
+	for (size_t t = 0; t < layout->nr_tiers; t++)
+		if (layout->tiers[t].nr_ranges == 0 ||
+		    layout->tiers[t].nr_ranges > TIERD_DAMON_MAX_REGIONS) {
+			snprintf(err, err_size, "damon: tier %zu has %zu physical ranges, expected 1..%d",
+				 t, layout->tiers[t].nr_ranges, TIERD_DAMON_MAX_REGIONS);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < nr_spans; i++)
+		if (spans[i].from_tier >= topo->nr_tiers || spans[i].to_tier >= topo->nr_tiers ||
+		    spans[i].from_tier == spans[i].to_tier || spans[i].end <= spans[i].start) {
+			snprintf(err, err_size, "damon: span %zu: tiers %zu -> %zu, [%llu, %llu)", i,
+				 spans[i].from_tier, spans[i].to_tier,
+				 (unsigned long long)spans[i].start, (unsigned long long)spans[i].end);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static void build_context(struct tierd_damon_ctx_spec *ctx, const struct tierd_damon_tier_layout *l)
+{
+	uint64_t aggr = l->aggr_us ? l->aggr_us : TIERD_DAMON_AGGR_US;
+
+	*ctx = (struct tierd_damon_ctx_spec){
+		.sample_us = aggr / TIERD_DAMON_SAMPLES_PER_AGGR,
+		.aggr_us = aggr,
+		.update_us = TIERD_DAMON_UPDATE_US,
+		.min_nr_regions = TIERD_DAMON_MIN_NR_REGIONS,
+		.max_nr_regions = TIERD_DAMON_MAX_NR_REGIONS,
+		.nr_regions = l->nr_ranges,
+		.nr_schemes = 1,
+	};
+	snprintf(ctx->ops, sizeof(ctx->ops), "paddr");
+	memcpy(ctx->regions, l->ranges, l->nr_ranges * sizeof(l->ranges[0]));
+	stat_scheme(&ctx->schemes[TIERD_DAMON_STAT_SCHEME]);
+}
+
+/* Hands the action slots of one tier's kdamond to its groups. */
+static void assign_slots(struct group *g, size_t nr, struct tierd_damos_batch *batch,
+			 const struct tierd_damos_span *s)
+{
+	size_t served = nr < TIERD_DAMON_ACTION_SLOTS ? nr : TIERD_DAMON_ACTION_SLOTS;
+
+	qsort(g, nr, sizeof(*g), cmp_group_bytes);
+	for (size_t i = 0; i < nr; i++) {
+		g[i].slots = 0;
+		if (i >= served) {
+			batch->nr_deferred += g[i].n;
+			for (size_t j = 0; j < g[i].n; j++)
+				batch->deferred_bytes += s[g[i].first + j].bytes;
+			continue;
+		}
+		g[i].slots = TIERD_DAMON_ACTION_SLOTS / served +
+			     (i < TIERD_DAMON_ACTION_SLOTS % served ? 1 : 0);
+	}
+}
+
+int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tierd_topology *topo,
+		      const struct tierd_damos_span *spans, size_t nr_spans,
+		      const char *const *memcg_paths, uint64_t tick_ms,
+		      struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
+		      size_t err_size)
+{
+	struct tierd_damos_span *s = NULL;
+	struct group *groups = NULL;
+	int r;
+
+	memset(batch, 0, sizeof(*batch));
+	r = check_inputs(layout, topo, spans, nr_spans, err, err_size);
+	if (r < 0)
+		return r;
+	spec->nr_contexts = layout->nr_tiers;
+	for (size_t t = 0; t < layout->nr_tiers; t++)
+		build_context(&spec->contexts[t], &layout->tiers[t]);
+	if (nr_spans == 0)
+		return 0;
+	if (!tick_ms)
+		tick_ms = MSEC_PER_SEC_U;
+	s = calloc(nr_spans, sizeof(*s));
+	groups = calloc(nr_spans, sizeof(*groups));
+	if (!s || !groups) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(s, spans, nr_spans * sizeof(*s));
+	qsort(s, nr_spans, sizeof(*s), cmp_span);
+	for (size_t i = 0; i < nr_spans;) {
+		size_t tier = s[i].from_tier, nr = 0;
+		struct tierd_damon_ctx_spec *ctx = &spec->contexts[tier];
+
+		/* This tier's groups. */
+		while (i < nr_spans && s[i].from_tier == tier) {
+			struct group *g = &groups[nr++];
+
+			*g = (struct group){ .first = i };
+			do {
+				g->bytes += s[i].bytes;
+				g->n++;
+				i++;
+			} while (i < nr_spans && s[i].from_tier == tier &&
+				 s[i].cgroup == s[g->first].cgroup &&
+				 s[i].to_tier == s[g->first].to_tier);
+		}
+		assign_slots(groups, nr, batch, s);
+		for (size_t gi = 0; gi < nr; gi++) {
+			struct group *g = &groups[gi];
+			struct tierd_damos_span *gs = &s[g->first];
+			size_t n = g->n;
+			int nid;
+
+			if (!g->slots)
+				continue;
+			nid = tierd_damon_target_node(topo, gs->to_tier);
+			if (nid < 0) {
+				snprintf(err, err_size, "damon: tier %zu has no node", gs->to_tier);
+				r = -EINVAL;
+				goto out;
+			}
+			merge_spans(gs, &n, g->slots, promotes(gs->from_tier, gs->to_tier));
+			for (size_t j = 0; j < n; j++) {
+				size_t sc = ctx->nr_schemes++;
+
+				action_scheme(&ctx->schemes[sc], &gs[j], nid, memcg_paths[gs[j].cgroup],
+					      tick_ms);
+				batch->slots[batch->nr_slots++] = (struct tierd_damos_slot){
+					.ctx = tier, .scheme = sc, .cgroup = gs[j].cgroup,
+					.from_tier = gs[j].from_tier, .to_tier = gs[j].to_tier,
+					.path = promotes(gs[j].from_tier, gs[j].to_tier)
+							? TIERD_PATH_DAMOS_MIGRATE_HOT
+							: TIERD_PATH_DAMOS_MIGRATE_COLD,
+					.planned_bytes = gs[j].bytes,
+				};
+			}
+		}
+	}
+out:
+	free(groups);
+	free(s);
+	return r;
+}

@@ -1,0 +1,126 @@
+/* /proc/kpagecgroup reads; see kpagecgroup.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsread.h"
+#include "kpagecgroup.h"
+
+#define ENTRY_BYTES sizeof(uint64_t) /* one u64 per PFN (proc(5)) */
+#define OFF_MAX INT64_MAX            /* pread's off_t: 64-bit, asserted below */
+
+_Static_assert(sizeof(off_t) == sizeof(int64_t), "64-bit off_t");
+
+/* Reads bytes at off whole, going on after short reads. -ERANGE at end of
+ * file: the kernel stops at its highest PFN. */
+static int pread_full(int fd, void *buf, size_t bytes, uint64_t off)
+{
+	char *p = buf;
+
+	while (bytes) {
+		ssize_t n = pread(fd, p, bytes, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ERANGE;
+		p += n;
+		off += (uint64_t)n;
+		bytes -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Sets err for a failed read of PFNs pfn..last (UINT64_MAX: beyond off_t). */
+static int read_error(const struct tierd_kpagecgroup *kc, int r, uint64_t pfn, uint64_t last,
+		      char *err, size_t err_size)
+{
+	if (r == -ERANGE && last == UINT64_MAX)
+		snprintf(err, err_size, "%s: PFNs from %" PRIu64 " lie beyond any file offset",
+			 kc->path, pfn);
+	else if (r == -ERANGE)
+		snprintf(err, err_size,
+			 "%s: PFNs %" PRIu64 "-%" PRIu64 " run past the end of the file (the kernel's highest PFN)",
+			 kc->path, pfn, last);
+	else
+		snprintf(err, err_size, "%s: reading PFNs %" PRIu64 "-%" PRIu64 ": %s", kc->path,
+			 pfn, last, strerror(-r));
+	return r;
+}
+
+int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char *err,
+			   size_t err_size)
+{
+	int r;
+
+	kc->fd = -1;
+	r = tierd_root_path(root, TIERD_KPAGECGROUP_PATH, kc->path, sizeof(kc->path));
+	if (r < 0) {
+		snprintf(err, err_size, "%s: path too long under the root", TIERD_KPAGECGROUP_PATH);
+		return r;
+	}
+	kc->fd = open(kc->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (kc->fd >= 0)
+		return 0;
+	r = -errno;
+	if (r == -ENOENT)
+		snprintf(err, err_size,
+			 "%s: absent (a kernel without CONFIG_MEMCG or CONFIG_PROC_PAGE_MONITOR): no per-page cgroup owners",
+			 kc->path);
+	else if (r == -EACCES || r == -EPERM)
+		snprintf(err, err_size, "%s: %s (reading it needs CAP_SYS_ADMIN)", kc->path,
+			 strerror(-r));
+	else
+		snprintf(err, err_size, "%s: %s", kc->path, strerror(-r));
+	return r;
+}
+
+int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, size_t n,
+			   uint64_t *out, char *err, size_t err_size)
+{
+	int r;
+
+	if (n == 0)
+		return 0;
+	if (pfn > OFF_MAX / ENTRY_BYTES || n > OFF_MAX / ENTRY_BYTES - pfn)
+		return read_error(kc, -ERANGE, pfn, UINT64_MAX, err, err_size);
+	r = pread_full(kc->fd, out, n * ENTRY_BYTES, pfn * ENTRY_BYTES);
+	return r < 0 ? read_error(kc, r, pfn, pfn + n - 1, err, err_size) : 0;
+}
+
+int tierd_kpagecgroup_read_sampled(const struct tierd_kpagecgroup *kc, uint64_t pfn,
+				   uint64_t stride, size_t n, uint64_t *out, char *err,
+				   size_t err_size)
+{
+	uint64_t last;
+	int r = 0;
+
+	if (stride == 0) {
+		snprintf(err, err_size, "%s: sampling stride 0 (expected 1 or more pages)",
+			 kc->path);
+		return -EINVAL;
+	}
+	if (stride == 1)
+		return tierd_kpagecgroup_read(kc, pfn, n, out, err, err_size);
+	if (n == 0)
+		return 0;
+	if (n - 1 > (OFF_MAX / ENTRY_BYTES) / stride ||
+	    pfn > OFF_MAX / ENTRY_BYTES - (n - 1) * stride)
+		return read_error(kc, -ERANGE, pfn, UINT64_MAX, err, err_size);
+	last = pfn + (n - 1) * stride;
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = pread_full(kc->fd, &out[i], ENTRY_BYTES, (pfn + i * stride) * ENTRY_BYTES);
+	return r < 0 ? read_error(kc, r, pfn, last, err, err_size) : 0;
+}
+
+void tierd_kpagecgroup_close(struct tierd_kpagecgroup *kc)
+{
+	if (kc->fd >= 0)
+		close(kc->fd);
+	kc->fd = -1;
+}

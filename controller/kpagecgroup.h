@@ -1,0 +1,46 @@
+/* Who owns physical pages: /proc/kpagecgroup is an array of u64, one per
+ * PFN at offset pfn * 8, holding the inode number of the memory cgroup the
+ * page is charged to (0: none), i.e. the cgroup id tierd keeps per cgroup
+ * (proc(5); [6.12] fs/proc/page.c kpagecgroup_read). It exists with
+ * CONFIG_MEMCG and CONFIG_PROC_PAGE_MONITOR and needs CAP_SYS_ADMIN. The
+ * kernel fills each read page by page, so the cost is per PFN read:
+ * sample with a stride on big machines (policy/attribution.h). */
+#ifndef TIERD_KPAGECGROUP_H
+#define TIERD_KPAGECGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../policy/policy.h"
+
+#define TIERD_KPAGECGROUP_PATH "/proc/kpagecgroup"
+
+struct tierd_kpagecgroup {
+	int fd;
+	char path[TIERD_FILE_PATH_MAX]; /* root + TIERD_KPAGECGROUP_PATH, for messages */
+};
+
+/* Opens root's /proc/kpagecgroup (see tierd_root_path). Returns 0, -ENOENT
+ * when the kernel has none (the caller falls back to per-cgroup totals),
+ * -EACCES/-EPERM without CAP_SYS_ADMIN, or another -errno; err says which
+ * file and why. */
+int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char *err,
+			   size_t err_size);
+
+/* Reads the owners of PFNs [pfn, pfn + n) into out[0..n), in as few
+ * preads as the kernel allows. Returns 0, -ERANGE when the range runs past
+ * the end of the file (the kernel's highest PFN) or of off_t, or -errno. */
+int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, size_t n,
+			   uint64_t *out, char *err, size_t err_size);
+
+/* Reads n samples: out[i] = owner of PFN pfn + i * stride (stride >= 1;
+ * stride 1 is tierd_kpagecgroup_read). One 8-byte pread per sample when
+ * stride > 1, so the kernel looks at n pages, not n * stride. Returns as
+ * tierd_kpagecgroup_read, or -EINVAL for stride 0. */
+int tierd_kpagecgroup_read_sampled(const struct tierd_kpagecgroup *kc, uint64_t pfn,
+				   uint64_t stride, size_t n, uint64_t *out, char *err,
+				   size_t err_size);
+
+void tierd_kpagecgroup_close(struct tierd_kpagecgroup *kc);
+
+#endif

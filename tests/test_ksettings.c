@@ -1,0 +1,461 @@
+/* Unit tests for controller/ksettings.c and controller/reclaim.c against
+ * plain files under a mkdtemp directory. A fixture file holds what the
+ * kernel prints ("false\n"); tierd writes without the newline, so a file
+ * that still ends in "\n" afterwards was not written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../controller/fsread.h"
+#include "../controller/ksettings.h"
+#include "../controller/reclaim.h"
+#include "check.h"
+
+TIERD_TEST_MAIN_COUNTS;
+
+#define ERR_MAX 1024
+#define ROOT_MAX 64 /* "/tmp/tierd-ksettings-XXXXXX" */
+#define HUNDRED_MIB 104857600ull
+
+static char root[ROOT_MAX];
+
+static void mkdirs(const char *path)
+{
+	char tmp[TIERD_FILE_PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0700);
+			*p = '/';
+		}
+	mkdir(tmp, 0700);
+}
+
+static void run(const char *fmt, const char *arg)
+{
+	char cmd[TIERD_FILE_PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	if (system(cmd) != 0)
+		abort();
+}
+
+/* Creates root + path (an absolute kernel path) holding text. */
+static void put(const char *path, const char *text)
+{
+	char full[TIERD_FILE_PATH_MAX];
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	*strrchr(full, '/') = '\0';
+	mkdirs(full);
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	f = fopen(full, "w");
+	if (!f) {
+		perror(full);
+		abort();
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The contents of root + path, or "(missing)". */
+static const char *get(const char *path)
+{
+	static char text[TIERD_FILE_PATH_MAX];
+	char full[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (tierd_read_at(AT_FDCWD, full, &b) < 0)
+		snprintf(text, sizeof(text), "(missing)");
+	else
+		snprintf(text, sizeof(text), "%s", b.data);
+	tierd_buf_free(&b);
+	return text;
+}
+
+#define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
+#define BALANCING "/proc/sys/kernel/numa_balancing"
+#define RATE "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
+
+/* The 6.12 boot values (vm-lab.md), as the kernel prints them. */
+static void fresh_tree(void)
+{
+	run("rm -rf '%s'/sys", root);
+	run("rm -rf '%s'/proc", root);
+	put(DEMOTION, "false\n");
+	put(BALANCING, "1\n");
+	put(RATE, "65536\n");
+}
+
+static void test_names(void)
+{
+	CHECK_EQ_INT(TIERD_KSETTING_COUNT, 3);
+	CHECK_EQ_STR(tierd_ksetting_name(TIERD_KSETTING_DEMOTION_ENABLED), "demotion_enabled");
+	CHECK_EQ_STR(tierd_ksetting_name(TIERD_KSETTING_NUMA_BALANCING), "numa_balancing");
+	CHECK_EQ_STR(tierd_ksetting_name(TIERD_KSETTING_PROMOTE_RATE_LIMIT),
+		     "numa_balancing_promote_rate_limit_MBps");
+	CHECK(tierd_ksetting_name(TIERD_KSETTING_COUNT) == NULL);
+	CHECK(tierd_ksetting_name((enum tierd_ksetting)-1) == NULL);
+}
+
+static void test_get(void)
+{
+	struct tierd_ksettings ks;
+	char v[TIERD_KSETTING_VALUE_MAX], err[ERR_MAX] = "", path[TIERD_FILE_PATH_MAX];
+
+	fresh_tree();
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, root, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s%s", root, BALANCING);
+	CHECK_EQ_STR(ks.s[TIERD_KSETTING_NUMA_BALANCING].path, path);
+	for (size_t i = 0; i < TIERD_KSETTING_COUNT; i++) {
+		CHECK(ks.s[i].exists);
+		CHECK(!ks.s[i].saved);
+		CHECK(!ks.s[i].changed);
+	}
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_DEMOTION_ENABLED, v, sizeof(v), err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(v, "false");
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(v, "1");
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, v, sizeof(v), err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(v, "65536");
+	/* Reading saves nothing. */
+	CHECK(!ks.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT].saved);
+
+	/* A value that does not fit the caller's buffer, two lines, a value
+	 * longer than any setting has. */
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, v, 5, err,
+					sizeof(err)),
+		     -EINVAL);
+	put(BALANCING, "1\n2\n");
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
+					sizeof(err)),
+		     -EINVAL);
+	CHECK(strstr(err, BALANCING ": expected one short line") != NULL);
+	put(BALANCING, "0123456789012345678901234567890123456789\n");
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
+					sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_COUNT, v, sizeof(v), err, sizeof(err)),
+		     -EINVAL);
+}
+
+static void test_set_restore(void)
+{
+	struct tierd_ksettings ks;
+	const struct tierd_ksetting_state *dem = &ks.s[TIERD_KSETTING_DEMOTION_ENABLED];
+	const struct tierd_ksetting_state *bal = &ks.s[TIERD_KSETTING_NUMA_BALANCING];
+	const struct tierd_ksetting_state *rate = &ks.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT];
+	char err[ERR_MAX] = "";
+	int r;
+
+	fresh_tree();
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, root, err, sizeof(err)), 0);
+
+	r = tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK(dem->saved && dem->changed);
+	CHECK_EQ_STR(dem->original, "false");
+
+	/* The kernel reads back "true\n": setting "true" again writes nothing
+	 * (the newline stays) and the original stays "false". */
+	put(DEMOTION, "true\n");
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(DEMOTION), "true\n");
+	CHECK(dem->changed);
+	CHECK_EQ_STR(dem->original, "false");
+
+	/* The value already there is not a change. */
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "65536", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(RATE), "65536\n");
+	CHECK(rate->saved && !rate->changed);
+	CHECK_EQ_STR(rate->original, "65536");
+
+	/* 1 -> 2 -> 1: back at the original is no longer a change. */
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(BALANCING), "2");
+	CHECK(bal->changed);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "1", err, sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(BALANCING), "1");
+	CHECK(!bal->changed);
+	CHECK_EQ_STR(bal->original, "1");
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "3", err, sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(BALANCING), "3");
+	CHECK(bal->changed);
+
+	/* Values tierd does not write are refused before any I/O. */
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "1", err, sizeof(err)),
+		     -EINVAL);
+	CHECK(strstr(err, DEMOTION ": \"1\" is not a value tierd writes: expected true or false") !=
+	      NULL);
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "4", err, sizeof(err)),
+		     -EINVAL);
+	CHECK(strstr(err, BALANCING ": \"4\" is not a value tierd writes: expected a decimal number 0..3") !=
+	      NULL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "02", err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2\n", err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "", err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "-1", err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "2147483648", err,
+					sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_COUNT, "1", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(get(BALANCING), "3");
+	CHECK_EQ_STR(get(RATE), "65536\n");
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "2147483647", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(RATE), "2147483647");
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(RATE), "0");
+
+	r = tierd_ksettings_restore(&ks, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK_EQ_STR(get(BALANCING), "1");
+	CHECK_EQ_STR(get(RATE), "65536");
+	CHECK(!dem->changed && !bal->changed && !rate->changed);
+
+	/* A second restore writes nothing, even when someone else changed the
+	 * settings since. */
+	put(DEMOTION, "true\n");
+	put(BALANCING, "2\n");
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get(DEMOTION), "true\n");
+	CHECK_EQ_STR(get(BALANCING), "2\n");
+	CHECK_EQ_STR(get(RATE), "65536");
+
+	/* The original is the value before tierd's first set, not before its
+	 * latest one: it stays "false" although the file now says "true". */
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "false", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK(!dem->changed);
+	CHECK_EQ_STR(dem->original, "false");
+}
+
+static void test_missing(void)
+{
+	struct tierd_ksettings ks;
+	char v[TIERD_KSETTING_VALUE_MAX], err[ERR_MAX] = "", want[ERR_MAX];
+
+	/* A kernel without CONFIG_NUMA_BALANCING: no /proc/sys/kernel/numa_*. */
+	fresh_tree();
+	run("rm -rf '%s'/proc", root);
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, root, err, sizeof(err)), 0);
+	CHECK(ks.s[TIERD_KSETTING_DEMOTION_ENABLED].exists);
+	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
+	CHECK(!ks.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT].exists);
+	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
+					sizeof(err)),
+		     -ENOENT);
+	snprintf(want, sizeof(want), "%s%s: %s (this kernel lacks CONFIG_NUMA_BALANCING)", root,
+		 BALANCING, strerror(ENOENT));
+	CHECK_EQ_STR(err, want);
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
+		     -ENOENT);
+	CHECK_EQ_STR(err, want);
+	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].saved);
+	CHECK_EQ_STR(get(BALANCING), "(missing)");
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+
+	/* A file that appears later is found by the next set. */
+	put(BALANCING, "1\n");
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
+		     0);
+	CHECK(ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
+	CHECK_EQ_STR(get(BALANCING), "2");
+
+	/* The file vanishing between tierd's set and its restore. */
+	run("rm -rf '%s'/proc", root);
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, BALANCING ": writing \"1\": ") != NULL);
+	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
+	CHECK_EQ_STR(get(BALANCING), "(missing)");
+}
+
+/* A write that fails: RLIMIT_FSIZE 0 makes write(2) to a regular file fail
+ * with EFBIG even for root, while reads still work. */
+static int set_fsize_limit(rlim_t limit, struct rlimit *old)
+{
+	struct rlimit rl = { limit, old->rlim_max };
+
+	return setrlimit(RLIMIT_FSIZE, &rl);
+}
+
+static void test_failed_write(void)
+{
+	struct tierd_ksettings ks;
+	const struct tierd_ksetting_state *bal = &ks.s[TIERD_KSETTING_NUMA_BALANCING];
+	char err[ERR_MAX] = "";
+	struct rlimit old;
+	int r;
+
+	fresh_tree();
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_INT(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK_EQ_INT(set_fsize_limit(0, &old), 0);
+	r = tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err));
+	CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK_EQ_INT(r, -EFBIG);
+	CHECK(strstr(err, BALANCING ": writing \"2\": ") != NULL);
+	CHECK(bal->saved && !bal->changed);
+	CHECK_EQ_STR(bal->original, "1");
+	/* O_TRUNC emptied the plain file; the kernel keeps its value on a
+	 * refused write, so put it back as the kernel would show it. */
+	put(BALANCING, "1\n");
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK_EQ_STR(get(BALANCING), "1\n");
+
+	/* Restore continues past a failing setting, reports the first one and
+	 * retries only that one next time. A directory in place of the file
+	 * fails the write with EISDIR. */
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
+					sizeof(err)),
+		     0);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
+		     0);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "1000", err,
+					sizeof(err)),
+		     0);
+	run("rm -f '%s'" DEMOTION, root);
+	run("mkdir '%s'" DEMOTION, root);
+	run("rm -f '%s'" RATE, root);
+	run("mkdir '%s'" RATE, root);
+	err[0] = '\0';
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -EISDIR);
+	CHECK(strstr(err, DEMOTION ": writing \"false\": ") != NULL);
+	CHECK(strstr(err, "numa_balancing_promote_rate_limit_MBps") == NULL);
+	CHECK_EQ_STR(get(BALANCING), "1");
+	CHECK(ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
+	CHECK(!bal->changed);
+	CHECK(ks.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT].changed);
+
+	put(BALANCING, "3\n");
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -EISDIR);
+	CHECK_EQ_STR(get(BALANCING), "3\n");
+
+	run("rmdir '%s'" DEMOTION, root);
+	run("rmdir '%s'" RATE, root);
+	put(DEMOTION, "true\n");
+	put(RATE, "1000\n");
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK_EQ_STR(get(RATE), "65536");
+	CHECK_EQ_STR(get(BALANCING), "3\n");
+	for (size_t i = 0; i < TIERD_KSETTING_COUNT; i++)
+		CHECK(!ks.s[i].changed);
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+}
+
+static int open_dir(const char *rel)
+{
+	char path[TIERD_FILE_PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	mkdirs(path);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void test_reclaim(void)
+{
+	char err[ERR_MAX] = "", want[ERR_MAX];
+	int fd;
+
+	fd = open_dir("/cg/test");
+	CHECK(fd >= 0);
+	put("/cg/test/memory.reclaim", "");
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "104857600");
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", UINT64_MAX, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "18446744073709551615");
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", 0, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "0");
+
+	/* No memory.reclaim: the cgroup is gone or has no memory controller. */
+	run("rm -f '%s'/cg/test/memory.reclaim", root);
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want),
+		 "/test/memory.reclaim: %s (the cgroup is gone or has no memory controller)",
+		 strerror(ENOENT));
+	CHECK_EQ_STR(err, want);
+	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "(missing)");
+	/* The directory removed under its open descriptor, as rmdir of a
+	 * cgroup does. */
+	run("rm -rf '%s'/cg/test", root);
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), -ENOENT);
+	close(fd);
+
+	/* Other errors pass through with the value and the file named. */
+	fd = open_dir("/cg/odd/memory.reclaim");
+	close(fd);
+	fd = open_dir("/cg/odd");
+	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/odd", 4096, err, sizeof(err)), -EISDIR);
+	snprintf(want, sizeof(want), "/odd/memory.reclaim: writing \"4096\": %s", strerror(EISDIR));
+	CHECK_EQ_STR(err, want);
+	close(fd);
+	CHECK_EQ_INT(tierd_memory_reclaim(-1, "/bad", 4096, err, sizeof(err)), -EBADF);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/tierd-ksettings-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_names();
+	test_get();
+	test_set_restore();
+	test_missing();
+	test_failed_write();
+	test_reclaim();
+	run("rm -rf '%s'", root);
+	return tierd_test_finish();
+}
