@@ -34,7 +34,7 @@ static void log_cgroup(const struct tierd_kernel_actuator *k, enum tierd_log_lev
 	tierd_log_fields(k->log, level, fields, TIERD_ARRAY_SIZE(fields), "%s", msg);
 }
 
-/* Updates the consecutive over-tier-0 counts; returns cgroup c's. */
+/* Counts, per cgroup over its tier-0 max, the ticks it got no closer. */
 static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
 {
 	struct tierd_over_count *next = NULL;
@@ -47,14 +47,16 @@ static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuat
 	}
 	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
 		uint64_t id = a->in->cgroups[c].obs->id;
-		uint32_t before = 0;
+		uint64_t over = a->plan->standings[c].tiers[0].over_bytes;
+		uint32_t ticks = 1;
 
-		if (!a->plan->standings[c].tiers[0].over_bytes)
+		if (!over)
 			continue;
 		for (size_t i = 0; i < k->nr_over; i++)
 			if (k->over[i].cgroup_id == id)
-				before = k->over[i].ticks;
-		next[n++] = (struct tierd_over_count){ .cgroup_id = id, .ticks = before + 1 };
+				ticks = over < k->over[i].over_bytes ? 0 : k->over[i].ticks + 1;
+		next[n++] = (struct tierd_over_count){ .cgroup_id = id, .over_bytes = over,
+						       .ticks = ticks };
 	}
 	free(k->over);
 	k->over = next;
@@ -200,7 +202,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 				nr += (size_t)r;
 		}
 		tierd_damon_backend_apply(k->damon, in->topo, spans, nr, paths, ids, a->period_usec,
-					  a->tick_usec, k->log);
+					  k->log);
 	}
 	reclaim_fallback(k, a);
 out:

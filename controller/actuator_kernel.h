@@ -16,16 +16,18 @@
 #include "log.h"
 #include "../policy/migstats.h"
 
-/* Ticks a cgroup stays over its tier-0 max with DAMOS demotion planned
+/* Ticks a cgroup stays over its tier-0 max without getting any closer
  * before memory.reclaim steps in: DAMOS applies within an aggregation
- * interval, so three ticks without getting under means it cannot keep up. */
+ * interval, so three ticks without progress mean it cannot do the job
+ * (no hotness attributed yet, pages it cannot isolate). */
 #define TIERD_RECLAIM_FALLBACK_TICKS 3
 /* Spans handed to DAMON per tick; the rest waits for the next tick. */
 #define TIERD_ACTUATOR_MAX_SPANS 4096
 
 struct tierd_over_count {
 	uint64_t cgroup_id;
-	uint32_t ticks;            /* consecutive ticks over its tier-0 max */
+	uint64_t over_bytes;       /* over its tier-0 max at the last tick */
+	uint32_t ticks;            /* consecutive ticks over it without shrinking */
 };
 
 struct tierd_kernel_actuator {

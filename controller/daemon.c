@@ -497,17 +497,15 @@ static void profile_periods(const struct tierd_daemon *d, const struct tierd_obs
 	}
 }
 
-/* Reads what DAMON saw and did since the last tick into each cgroup's
- * hotness and feedback. */
+/* What DAMON saw and did since the last tick, into each cgroup's hotness
+ * and feedback. */
 static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *obs,
-			     uint64_t now, struct tierd_feedback *fb)
+			     const struct tierd_damon_moved *moved, size_t nr_moved,
+			     struct tierd_feedback *fb)
 {
-	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
 	char err[ERR_MAX] = "";
-	size_t nr_moved;
 	int r;
 
-	nr_moved = tierd_damon_backend_collect(&d->damon, now, &d->migrations, moved, &d->log);
 	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, &d->hotness, err, sizeof(err));
@@ -516,8 +514,12 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 			  err[0] ? err : strerror(-r));
 	for (size_t c = 0; c < obs->nr; c++) {
 		obs->cgroups[c].feedback = &fb[c];
-		if (r == 0)
-			obs->cgroups[c].hot = &d->hotness.hot[c];
+		if (r < 0)
+			continue;
+		obs->cgroups[c].hot = &d->hotness.hot[c];
+		tierd_log(&d->log, TIERD_LOG_DEBUG, "DAMON: %s: %zu regions, %llu pages attributed",
+			  obs->obs[c].path, d->hotness.hot[c].nr_regions,
+			  (unsigned long long)d->hotness.out[c].pages);
 	}
 }
 
@@ -525,6 +527,8 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 {
 	uint64_t start = now_usec(CLOCK_MONOTONIC);
 	uint64_t period[TIERD_MAX_TIERS];
+	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
+	size_t nr_moved = 0;
 	struct tierd_feedback *fb = NULL;
 	struct tierd_observation obs;
 	struct tierd_engine_input in;
@@ -541,6 +545,9 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	else if (r == 0 && d->free_failing)
 		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
 	d->free_failing = r < 0;
+	if (!d->opts.dry_run)
+		nr_moved = tierd_damon_backend_collect(&d->damon, start, &d->migrations, moved,
+						       &d->log);
 	r = tierd_observe(&d->fs, &d->topo, &d->policies, &d->log, &obs);
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
@@ -555,7 +562,7 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		}
 	}
 	if (!d->opts.dry_run)
-		read_kernel_side(d, &obs, start, fb);
+		read_kernel_side(d, &obs, moved, nr_moved, fb);
 	in = (struct tierd_engine_input){
 		.now_usec = start,
 		.topo = &d->topo,

@@ -254,6 +254,38 @@ static int validate(const struct tierd_damon_spec *spec, char *err, size_t err_s
 	return 0;
 }
 
+/* "Act only inside [addr_start, addr_end)" as filters that 6.12 applies
+ * right: its paddr operations run every filter of a scheme against each
+ * folio and treat types they do not know (addr) as not matching, so an addr
+ * filter with matching N rejects every folio ([6.12] mm/damon/paddr.c
+ * __damos_pa_filter_out, default case; seen in the VM). Filters with
+ * matching Y that reject what lies below and above the range work at both
+ * layers: the core layer drops those regions, the paddr layer passes. */
+static size_t addr_filters(const struct tierd_damon_scheme_spec *sc)
+{
+	if (!sc->has_addr)
+		return 0;
+	return (sc->addr_start > 0 ? 1 : 0) + (sc->addr_end < UINT64_MAX ? 1 : 0);
+}
+
+static int write_addr_filter(const struct dio *io, size_t k, size_t s, size_t f, uint64_t start,
+			     uint64_t end)
+{
+#define FILTER "kdamonds/%zu/contexts/0/schemes/%zu/filters/%zu/"
+	char v[NUM_MAX];
+	int r;
+
+	r = putf(io, "addr", FILTER "type", k, s, f);
+	if (r == 0)
+		r = putf(io, u64s(v, start), FILTER "addr_start", k, s, f);
+	if (r == 0)
+		r = putf(io, u64s(v, end), FILTER "addr_end", k, s, f);
+	if (r == 0)
+		r = putf(io, "Y", FILTER "matching", k, s, f);
+	return r;
+#undef FILTER
+}
+
 /* The nr_* files of kdamond k below contexts/nr_contexts: a write re-creates
  * the children, so they all come before any child file. */
 static int write_counts(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx)
@@ -269,7 +301,7 @@ static int write_counts(const struct dio *io, size_t k, const struct tierd_damon
 		r = putf(io, u64s(v, ctx->nr_schemes), "kdamonds/%zu/contexts/0/schemes/nr_schemes",
 			 k);
 	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++)
-		r = putf(io, u64s(v, (ctx->schemes[s].has_addr ? 1 : 0) +
+		r = putf(io, u64s(v, addr_filters(&ctx->schemes[s]) +
 					     (ctx->schemes[s].memcg_path[0] ? 1 : 0)),
 			 "kdamonds/%zu/contexts/0/schemes/%zu/filters/nr_filters", k, s);
 	return r;
@@ -286,6 +318,8 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 	r = putf(io, tierd_damon_action_name(sc->action), SCHEME "action", k, s);
 	if (r == 0 && sc->action != TIERD_DAMON_ACTION_STAT)
 		r = putf(io, ints(v, sc->target_nid), SCHEME "target_nid", k, s);
+	if (r == 0)
+		r = putf(io, u64s(v, sc->apply_interval_us), SCHEME "apply_interval_us", k, s);
 	if (r == 0)
 		r = putf(io, u64s(v, sc->sz_min), SCHEME "access_pattern/sz/min", k, s);
 	if (r == 0)
@@ -304,18 +338,12 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 		r = putf(io, u64s(v, sc->quota_bytes), SCHEME "quotas/bytes", k, s);
 	if (r == 0)
 		r = putf(io, u64s(v, sc->quota_reset_ms), SCHEME "quotas/reset_interval_ms", k, s);
-	/* Filters reject what they match; matching N rejects what is NOT in
-	 * the range or the cgroup, i.e. acts on it only. */
-	if (r == 0 && sc->has_addr) {
-		r = putf(io, "addr", SCHEME "filters/%zu/type", k, s, f);
-		if (r == 0)
-			r = putf(io, u64s(v, sc->addr_start), SCHEME "filters/%zu/addr_start", k, s, f);
-		if (r == 0)
-			r = putf(io, u64s(v, sc->addr_end), SCHEME "filters/%zu/addr_end", k, s, f);
-		if (r == 0)
-			r = putf(io, "N", SCHEME "filters/%zu/matching", k, s, f);
-		f++;
-	}
+	/* Filters reject what they match. */
+	if (r == 0 && sc->has_addr && sc->addr_start > 0)
+		r = write_addr_filter(io, k, s, f++, 0, sc->addr_start);
+	if (r == 0 && sc->has_addr && sc->addr_end < UINT64_MAX)
+		r = write_addr_filter(io, k, s, f++, sc->addr_end, UINT64_MAX);
+	/* matching N rejects what is NOT in the cgroup, i.e. acts on it only. */
 	if (r == 0 && sc->memcg_path[0]) {
 		r = putf(io, "memcg", SCHEME "filters/%zu/type", k, s, f);
 		if (r == 0)

@@ -61,15 +61,16 @@ struct tierd_damon_scheme_spec {
 	uint64_t sz_min, sz_max;            /* bytes */
 	uint32_t nr_accesses_min, nr_accesses_max; /* samples per aggregation */
 	uint32_t age_min, age_max;          /* aggregation intervals */
+	uint64_t apply_interval_us;         /* 0: every aggregation */
 	uint64_t quota_bytes;               /* 0: no quota */
 	uint64_t quota_reset_ms;
 	/* Non-empty: a memcg filter with matching N, i.e. act only on this
 	 * cgroup (exact memcg, not its descendants); path relative to the
 	 * cgroup2 mount, e.g. "/test". */
 	char memcg_path[TIERD_CGROUP_PATH_MAX];
-	/* An addr filter with matching N: act only inside [addr_start,
-	 * addr_end). Written before the memcg filter (it is a core-layer
-	 * filter: regions outside are not even tried). */
+	/* Act only inside [addr_start, addr_end): written as addr filters
+	 * rejecting what lies below and above (see damon.c for why not one
+	 * filter with matching N), before the memcg filter. */
 	bool has_addr;
 	uint64_t addr_start, addr_end;
 };

@@ -123,7 +123,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 	}
 	r = read_layout(root, topo, &b->layout, err, sizeof(err));
 	if (r == 0)
-		r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, 0, b->spec, b->batch, err,
+		r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, err,
 				      sizeof(err));
 	if (r == 0)
 		r = tierd_damon_start(root, b->spec, &b->kd, err, sizeof(err));
@@ -165,7 +165,6 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 			}
 		r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
 	}
-	memset(b->applied_base[k], 0, sizeof(b->applied_base[k]));
 	b->state.kdamond_restarts++;
 	if (r < 0)
 		log_event(log, TIERD_LOG_ERR, "kdamond-restart-failed",
@@ -176,10 +175,21 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
 }
 
-static uint64_t delta(uint64_t now, uint64_t base)
+/* Removes kdamond k's action schemes until this tick's plan replaces them:
+ * the plan is made from this tick's observation, and schemes still moving
+ * pages after it would move them twice over (seen in the VM: a budget
+ * overshot by what the old schemes moved meanwhile). */
+static void quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
 {
-	/* A scheme re-created by a commit starts its counters from 0. */
-	return now >= base ? now - base : now;
+	char err[ERR_MAX] = "";
+	int r;
+
+	b->spec->contexts[k].nr_schemes = 1;
+	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, err, sizeof(err));
+	if (r < 0)
+		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+			  "DAMON: kdamond %zu (tier %zu): removing last tick's migrations: %s", k, k,
+			  err);
 }
 
 static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_usec,
@@ -225,57 +235,77 @@ out:
 	free(tried);
 }
 
-size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_usec,
-				   struct tierd_migration_stats *stats,
-				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
+/* Reads the action schemes' sz_applied into stats and moved[] and removes
+ * the schemes (quiesce). Returns how many entries moved[] got. */
+static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stats *stats,
+		      struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
 	struct tierd_damon_scheme_stats st[TIERD_DAMON_MAX_SCHEMES];
 	char err[ERR_MAX] = "";
 	size_t nr_moved = 0;
 
+	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
+		const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
+
+		if (ctx->nr_schemes <= 1)
+			continue;
+		if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
+			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			continue;
+		}
+		for (size_t i = 0; i < b->batch->nr_slots; i++) {
+			const struct tierd_damos_slot *sl = &b->batch->slots[i];
+			/* Created by last tick's commit: counted from 0. */
+			uint64_t got;
+
+			if (sl->ctx != k)
+				continue;
+			got = st[sl->scheme].sz_applied;
+			tierd_log(log, TIERD_LOG_DEBUG,
+				  "DAMON: kdamond %zu scheme %zu: %llu of %llu bytes moved (tried %llu regions, %llu bytes)",
+				  k, sl->scheme, (unsigned long long)got,
+				  (unsigned long long)sl->planned_bytes,
+				  (unsigned long long)st[sl->scheme].nr_tried,
+				  (unsigned long long)st[sl->scheme].sz_tried);
+			tierd_migration_account(stats, sl->path, sl->planned_bytes, got, sl->from_tier,
+						sl->to_tier);
+			moved[nr_moved++] = (struct tierd_damon_moved){
+				.cgroup_id = b->slot_cgroup_id[i],
+				.promotion = sl->path == TIERD_PATH_DAMOS_MIGRATE_HOT,
+				.planned_bytes = sl->planned_bytes,
+				.moved_bytes = got,
+			};
+		}
+		quiesce(b, k, log);
+	}
+	/* Accounted: the same schemes are not counted again. */
+	b->batch->nr_slots = 0;
+	return nr_moved;
+}
+
+size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_usec,
+				   struct tierd_migration_stats *stats,
+				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
+{
+	char err[ERR_MAX] = "";
+	size_t nr_moved;
+
 	if (b->state.damon != TIERD_DAMON_RUNNING)
 		return 0;
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
-		const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 		bool on = false;
 
 		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
 			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
 			continue;
 		}
-		if (!on) {
+		if (!on)
 			restart(b, k, "was turned off (by someone else, or a rejected commit)", log);
-			continue;
-		}
-		if (ctx->nr_schemes > 1) {
-			if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
-				log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
-				continue;
-			}
-			for (size_t i = 0; i < b->batch->nr_slots; i++) {
-				const struct tierd_damos_slot *sl = &b->batch->slots[i];
-				uint64_t got;
-
-				if (sl->ctx != k)
-					continue;
-				got = delta(st[sl->scheme].sz_applied, b->applied_base[k][sl->scheme]);
-				tierd_migration_account(stats, sl->path, sl->planned_bytes, got,
-							sl->from_tier, sl->to_tier);
-				moved[nr_moved++] = (struct tierd_damon_moved){
-					.cgroup_id = b->slot_cgroup_id[i],
-					.promotion = sl->path == TIERD_PATH_DAMOS_MIGRATE_HOT,
-					.planned_bytes = sl->planned_bytes,
-					.moved_bytes = got,
-				};
-			}
-			for (size_t s = 0; s < ctx->nr_schemes; s++)
-				b->applied_base[k][s] = st[s].sz_applied;
-		}
+	}
+	nr_moved = account(b, stats, moved, log);
+	for (size_t k = 0; k < b->kd.nr_kdamonds; k++)
 		if (!b->regions[k] || now_usec - b->read_usec[k] >= b->period_usec[k])
 			read_regions(b, k, now_usec, log);
-	}
-	/* Accounted: the same schemes are not counted again. */
-	b->batch->nr_slots = 0;
 	return nr_moved;
 }
 
@@ -296,8 +326,7 @@ static bool same_context(const struct tierd_damon_ctx_spec *a, const struct tier
 void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd_topology *topo,
 			       const struct tierd_damos_span *spans, size_t nr_spans,
 			       const char *const *memcg_paths, const uint64_t *cgroup_ids,
-			       const uint64_t *period_usec, uint64_t tick_usec,
-			       const struct tierd_logger *log)
+			       const uint64_t *period_usec, const struct tierd_logger *log)
 {
 	struct tierd_damon_spec *next = NULL;
 	struct tierd_damos_batch *batch = NULL;
@@ -316,8 +345,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 		b->period_usec[t] = period_usec[t];
 		b->layout.tiers[t].aggr_us = aggr_for(period_usec[t]);
 	}
-	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths,
-			      tick_usec / TIERD_USEC_PER_MSEC, next, batch, err, sizeof(err));
+	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, err,
+			      sizeof(err));
 	if (r < 0) {
 		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: %s", err);
 		goto out;
@@ -330,9 +359,6 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 		if (same_context(&next->contexts[k], &b->spec->contexts[k]))
 			continue;
 		r = tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err));
-		/* Schemes past the old count are new: their counters start at 0. */
-		for (size_t s = b->spec->contexts[k].nr_schemes; s < TIERD_DAMON_MAX_SCHEMES; s++)
-			b->applied_base[k][s] = 0;
 		if (r == 0)
 			continue;
 		/* A rejected commit (6.12) stops the kdamond: collect turns it
@@ -346,8 +372,17 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 			else
 				i++;
 	}
-	for (size_t i = 0; i < batch->nr_slots; i++)
-		b->slot_cgroup_id[i] = cgroup_ids[batch->slots[i].cgroup];
+	for (size_t i = 0; i < batch->nr_slots; i++) {
+		const struct tierd_damos_slot *sl = &batch->slots[i];
+		const struct tierd_damon_scheme_spec *sc = &next->contexts[sl->ctx].schemes[sl->scheme];
+
+		b->slot_cgroup_id[i] = cgroup_ids[sl->cgroup];
+		tierd_log(log, TIERD_LOG_DEBUG,
+			  "DAMON: kdamond %zu scheme %zu: %s of %s in [0x%llx, 0x%llx) to node %d, %llu bytes planned",
+			  sl->ctx, sl->scheme, tierd_damon_action_name(sc->action), sc->memcg_path,
+			  (unsigned long long)sc->addr_start, (unsigned long long)sc->addr_end,
+			  sc->target_nid, (unsigned long long)sl->planned_bytes);
+	}
 	memcpy(b->spec, next, sizeof(*next));
 	memcpy(b->batch, batch, sizeof(*batch));
 out:

@@ -3,12 +3,14 @@
  * turned off at exit. The daemon owns one struct tierd_damon_backend.
  *
  * Each tick:
- *  1. collect: checks tierd's kdamonds are still on (restarts one turned off
- *     behind its back or stopped by a rejected commit), reads the action
- *     schemes' sz_applied to account last tick's migrations, and re-reads
- *     the stat scheme's tried regions of every tier whose profiling period
- *     (the strategy's, Mole §4.3) has passed;
- *  2. the daemon attributes the regions to cgroups and runs the engine;
+ *  1. collect, before the cgroups are observed: checks tierd's kdamonds are
+ *     still on (restarts one turned off behind its back or stopped by a
+ *     rejected commit), reads the action schemes' sz_applied to account
+ *     last tick's migrations and removes those schemes (so nothing moves
+ *     between the observation and the new plan), and re-reads the stat
+ *     scheme's tried regions of every tier whose profiling period (the
+ *     strategy's, Mole §4.3) has passed;
+ *  2. the daemon observes, attributes the regions to cgroups, plans;
  *  3. apply: turns the plan's migrations into DAMOS schemes and commits
  *     the kdamonds whose configuration changed.
  * DAMON sysfs commands block up to one aggregation interval each and are
@@ -43,7 +45,6 @@ struct tierd_damon_backend {
 	struct tierd_damon_spec *spec;       /* in force; NULL until started */
 	struct tierd_damos_batch *batch;     /* the action schemes in force */
 	uint64_t *slot_cgroup_id;            /* batch->slots[i]'s cgroup */
-	uint64_t applied_base[TIERD_DAMON_MAX_CONTEXTS][TIERD_DAMON_MAX_SCHEMES];
 	size_t nr_regions[TIERD_MAX_TIERS];
 	struct tierd_region *regions[TIERD_MAX_TIERS]; /* last reading, per tier */
 	uint64_t read_usec[TIERD_MAX_TIERS];             /* when it was taken */
@@ -77,8 +78,7 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd_topology *topo,
 			       const struct tierd_damos_span *spans, size_t nr_spans,
 			       const char *const *memcg_paths, const uint64_t *cgroup_ids,
-			       const uint64_t *period_usec, uint64_t tick_usec,
-			       const struct tierd_logger *log);
+			       const uint64_t *period_usec, const struct tierd_logger *log);
 
 /* Turns tierd's kdamonds off and removes them. */
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log);

@@ -7,8 +7,6 @@
 #include "damon_plan.h"
 #include "../policy/util.h"
 
-#define MSEC_PER_SEC_U 1000u
-
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -202,19 +200,18 @@ static void stat_scheme(struct tierd_damon_scheme_spec *sc)
  * than the hottest region the engine picked, so the cgroup's hot pages in a
  * merged gap stay. */
 static void action_scheme(struct tierd_damon_scheme_spec *sc, const struct tierd_damos_span *s,
-			  int target_nid, const char *memcg_path, uint64_t tick_ms)
+			  int target_nid, const char *memcg_path, uint64_t aggr_us)
 {
 	bool up = promotes(s->from_tier, s->to_tier);
 
 	stat_scheme(sc);
+	sc->apply_interval_us = aggr_us / TIERD_DAMOS_APPLIES_PER_AGGR;
 	sc->action = up ? TIERD_DAMON_ACTION_MIGRATE_HOT : TIERD_DAMON_ACTION_MIGRATE_COLD;
 	sc->target_nid = target_nid;
 	if (up)
 		sc->nr_accesses_min = s->nr_accesses > 0 ? 1 : 0;
 	else
 		sc->nr_accesses_max = s->nr_accesses;
-	sc->quota_bytes = s->end - s->start;
-	sc->quota_reset_ms = tick_ms;
 	snprintf(sc->memcg_path, sizeof(sc->memcg_path), "%s", memcg_path);
 	sc->has_addr = true;
 	sc->addr_start = s->start;
@@ -289,8 +286,7 @@ static void assign_slots(struct group *g, size_t nr, struct tierd_damos_batch *b
 
 int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tierd_topology *topo,
 		      const struct tierd_damos_span *spans, size_t nr_spans,
-		      const char *const *memcg_paths, uint64_t tick_ms,
-		      struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
+		      const char *const *memcg_paths, struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
 		      size_t err_size)
 {
 	struct tierd_damos_span *s = NULL;
@@ -306,8 +302,6 @@ int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tier
 		build_context(&spec->contexts[t], &layout->tiers[t]);
 	if (nr_spans == 0)
 		return 0;
-	if (!tick_ms)
-		tick_ms = MSEC_PER_SEC_U;
 	s = calloc(nr_spans, sizeof(*s));
 	groups = calloc(nr_spans, sizeof(*groups));
 	if (!s || !groups) {
@@ -353,7 +347,7 @@ int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tier
 				size_t sc = ctx->nr_schemes++;
 
 				action_scheme(&ctx->schemes[sc], &gs[j], nid, memcg_paths[gs[j].cgroup],
-					      tick_ms);
+					      ctx->aggr_us);
 				batch->slots[batch->nr_slots++] = (struct tierd_damos_slot){
 					.ctx = tier, .scheme = sc, .cgroup = gs[j].cgroup,
 					.from_tier = gs[j].from_tier, .to_tier = gs[j].to_tier,

@@ -7,11 +7,22 @@
  * How a migration is carried by DAMOS on 6.12 (tests/vm/scenarios/damon.sh
  * and docs/vm.md): migrate_hot/migrate_cold with target_nid, an addr filter
  * naming a physical span and a memcg filter naming the cgroup, so only that
- * cgroup's pages inside the span move. DAMOS quotas are charged for every
- * region swept, including those the memcg filter rejects, so a quota does
- * not bound bytes moved; the span does. Each span gets a quota equal to its
- * size per tick, so a scheme sweeps its span at most once per tick, and
- * the next tick's commit replaces it. */
+ * cgroup's pages inside the span move. The span bounds what moves, not a
+ * quota: a quota ranks *all* the context's regions by priority before any
+ * filter, so regions inside the span fall below the cut-off and nothing
+ * moves, and it is charged for regions the memcg filter rejects (seen in
+ * the VM). Pages that moved are no longer in the source tier's span, so the
+ * scheme, reapplied until the next tick's commit replaces it, moves each
+ * page once.
+ *
+ * An addr filter splits the DAMON region holding the span's start and
+ * skips the part after the split for that pass; each aggregation merges
+ * the regions back before schemes apply, so a scheme applied once per
+ * aggregation never reaches a span that does not start on a region
+ * boundary ([6.12] mm/damon/core.c __damos_filter_out and kdamond_fn; seen
+ * in the VM: such schemes tried 0 regions). Applied several times per
+ * aggregation, the second pass finds the split in place. */
+#define TIERD_DAMOS_APPLIES_PER_AGGR 4
 #ifndef TIERD_DAMON_PLAN_H
 #define TIERD_DAMON_PLAN_H
 
@@ -95,8 +106,7 @@ int tierd_damos_spans(const struct tierd_action *action, const struct tierd_hotn
  * tiers are out of range) with err. */
 int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tierd_topology *topo,
 		      const struct tierd_damos_span *spans, size_t nr_spans,
-		      const char *const *memcg_paths, uint64_t tick_ms,
-		      struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
+		      const char *const *memcg_paths, struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
 		      size_t err_size);
 
 #endif

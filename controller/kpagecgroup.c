@@ -14,39 +14,38 @@
 
 _Static_assert(sizeof(off_t) == sizeof(int64_t), "64-bit off_t");
 
-/* Reads bytes at off whole, going on after short reads. -ERANGE at end of
- * file: the kernel stops at its highest PFN. */
-static int pread_full(int fd, void *buf, size_t bytes, uint64_t off)
+/* Reads the n entries from PFN pfn into out, going on after short reads.
+ * The file ends at the kernel's highest PFN, which need not end a memory
+ * block (RAM ending inside a 128 MiB section): entries past the end are
+ * pages that do not exist, owner 0, as for holes inside. */
+static int read_entries(int fd, uint64_t *out, size_t n, uint64_t pfn)
 {
-	char *p = buf;
+	size_t bytes = n * ENTRY_BYTES, done = 0;
 
-	while (bytes) {
-		ssize_t n = pread(fd, p, bytes, (off_t)off);
+	while (done < bytes) {
+		ssize_t got = pread(fd, (char *)out + done, bytes - done,
+				    (off_t)(pfn * ENTRY_BYTES + done));
 
-		if (n < 0 && errno == EINTR)
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (got < 0)
 			return -errno;
-		if (n == 0)
-			return -ERANGE;
-		p += n;
-		off += (uint64_t)n;
-		bytes -= (size_t)n;
+		if (got == 0)
+			break;
+		done += (size_t)got;
 	}
+	done -= done % ENTRY_BYTES;
+	memset((char *)out + done, 0, bytes - done);
 	return 0;
 }
 
-/* Sets err for a failed read of PFNs pfn..last (UINT64_MAX: beyond off_t). */
+/* Sets err for a failed read of PFNs pfn..last; -ERANGE: beyond off_t. */
 static int read_error(const struct tierd_kpagecgroup *kc, int r, uint64_t pfn, uint64_t last,
 		      char *err, size_t err_size)
 {
-	if (r == -ERANGE && last == UINT64_MAX)
+	if (r == -ERANGE)
 		snprintf(err, err_size, "%s: PFNs from %" PRIu64 " lie beyond any file offset",
 			 kc->path, pfn);
-	else if (r == -ERANGE)
-		snprintf(err, err_size,
-			 "%s: PFNs %" PRIu64 "-%" PRIu64 " run past the end of the file (the kernel's highest PFN)",
-			 kc->path, pfn, last);
 	else
 		snprintf(err, err_size, "%s: reading PFNs %" PRIu64 "-%" PRIu64 ": %s", kc->path,
 			 pfn, last, strerror(-r));
@@ -88,8 +87,8 @@ int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, siz
 	if (n == 0)
 		return 0;
 	if (pfn > OFF_MAX / ENTRY_BYTES || n > OFF_MAX / ENTRY_BYTES - pfn)
-		return read_error(kc, -ERANGE, pfn, UINT64_MAX, err, err_size);
-	r = pread_full(kc->fd, out, n * ENTRY_BYTES, pfn * ENTRY_BYTES);
+		return read_error(kc, -ERANGE, pfn, pfn, err, err_size);
+	r = read_entries(kc->fd, out, n, pfn);
 	return r < 0 ? read_error(kc, r, pfn, pfn + n - 1, err, err_size) : 0;
 }
 
@@ -111,10 +110,10 @@ int tierd_kpagecgroup_read_sampled(const struct tierd_kpagecgroup *kc, uint64_t 
 		return 0;
 	if (n - 1 > (OFF_MAX / ENTRY_BYTES) / stride ||
 	    pfn > OFF_MAX / ENTRY_BYTES - (n - 1) * stride)
-		return read_error(kc, -ERANGE, pfn, UINT64_MAX, err, err_size);
+		return read_error(kc, -ERANGE, pfn, pfn, err, err_size);
 	last = pfn + (n - 1) * stride;
 	for (size_t i = 0; i < n && r == 0; i++)
-		r = pread_full(kc->fd, &out[i], ENTRY_BYTES, (pfn + i * stride) * ENTRY_BYTES);
+		r = read_entries(kc->fd, &out[i], 1, pfn + i * stride);
 	return r < 0 ? read_error(kc, r, pfn, last, err, err_size) : 0;
 }
 

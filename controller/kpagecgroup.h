@@ -28,8 +28,10 @@ int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char 
 			   size_t err_size);
 
 /* Reads the owners of PFNs [pfn, pfn + n) into out[0..n), in as few
- * preads as the kernel allows. Returns 0, -ERANGE when the range runs past
- * the end of the file (the kernel's highest PFN) or of off_t, or -errno. */
+ * preads as the kernel allows. The file ends at the kernel's highest PFN,
+ * which need not end a memory block: PFNs past it read as 0 (no page), as
+ * holes do. Returns 0, -ERANGE when the range lies beyond any file offset,
+ * or -errno. */
 int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, size_t n,
 			   uint64_t *out, char *err, size_t err_size);
 

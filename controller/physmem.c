@@ -16,7 +16,7 @@
 #define BLOCK_PREFIX "memory" /* nodeN/memoryX; not memory_failure, memory_side_cache */
 #define HEX_BASE 16
 #define DEC_BASE 10
-#define FIRST_BLOCKS 64 /* a 8 GiB node in 128 MiB blocks; the array grows */
+#define FIRST_BLOCKS 64 /* an 8 GiB node in 128 MiB blocks; the array grows */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -231,8 +231,9 @@ int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range
 			continue;
 		}
 		if (nr == cap) {
-			snprintf(err, err_size, "%s: more than %zu separate physical ranges of memory blocks",
-				 dir, cap);
+			snprintf(err, err_size,
+				 "%s: more than %zu separate physical ranges of memory blocks", dir,
+				 cap);
 			r = -E2BIG;
 			goto out;
 		}

@@ -16,7 +16,7 @@ sh -c 'echo $$ >/sys/fs/cgroup/test/cgroup.procs; exec /bin/hog "$0" "$1"' 200 0
 i=0
 while ! grep -q ready /tmp/hog.0 && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 
-tierd --once --config /etc/tierd/tierd.json --log-target=journal >/dev/null 2>/tmp/tierd.err
+tierd --once --dry-run --config /etc/tierd/tierd.json --log-target=journal >/dev/null 2>/tmp/tierd.err
 echo "RESULT tierd_exit $?"
 sleep 1
 journalctl --sync 2>/dev/null

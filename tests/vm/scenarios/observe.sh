@@ -18,7 +18,7 @@ for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
 	echo "RESULT kernel_tier ${t##*memory_tier} $(cat $t/nodelist)"
 done
 tierctl topology
-tierd --once --config /etc/tierd/tierd.json --log-target=stderr 2>/tmp/tierd.log
+tierd --once --dry-run --config /etc/tierd/tierd.json --log-target=stderr 2>/tmp/tierd.log
 echo "RESULT tierd_exit $?"
 cat /tmp/tierd.log
 grep -v '^#' /tmp/tierd.prom | sed 's/^/METRIC /'

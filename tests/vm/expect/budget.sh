@@ -1,0 +1,22 @@
+# Sourced by tests/test_vm.sh: issue 4 scenario 1, budget enforcement by
+# staging demotion (tests/vm/scenarios/budget.sh).
+tests/vm/boot.sh budget
+expect_eq "$?" 0 "budget: VM ran and powered off"
+b0=$(res before_node0) b1=$(res before_node1) b2=$(res before_node2) b3=$(res before_node3)
+expect_range "$b0" 700 1024 "budget: /budget over its 512M tier-0 max at start (MiB on node 0)"
+expect_range "$((b0 + b1 + b2 + b3))" 1530 1560 "budget: /budget holds ~1.5 GiB"
+expect_range "$(res within_budget_s)" 0 60 "budget: seconds until tier 0 <= 512M"
+expect_range "$(res ticks)" 1 60 "budget: ticks until then"
+expect_range "$(res after_node0)" 0 512 "budget: tier-0 MiB within the budget"
+# Staging demotion: what left node 0 went to node 3; nodes 1 and 2 kept
+# what first touch put there (a MiB of slack for the shells around).
+expect_range "$(res after_node1)" $((b1 - 1)) $((b1 + 1)) "budget: node 1 untouched"
+expect_range "$(res after_node2)" $((b2 - 1)) $((b2 + 1)) "budget: node 2 untouched"
+expect_range "$(res after_node3)" $((b3 + b0 - $(res after_node0) - 2)) $((b3 + b0 - $(res after_node0) + 2)) "budget: node 0's loss is node 3's gain"
+expect_eq "$(res damon_mode) $(res kdamonds)" "running 4" "budget: DAMON running, a kdamond per tier"
+expect_range "$(res moved_0_3_mib)" 1 1024 "budget: the 0->3 cell of the migration matrix"
+expect_eq "$(res moved_0_1)" 0 "budget: nothing moved 0->1"
+expect_eq "$(res reclaim_tried)" 0 "budget: DAMOS alone, no memory.reclaim"
+expect_eq "$(res tierd_exit)" 0 "budget: tierd exits 0 on SIGTERM"
+expect_eq "$(res kdamonds_after)" 0 "budget: tierd's kdamonds removed on exit"
+expect_eq "$(res w_checksum)" "pages=393216 bad=0" "budget: every page intact"

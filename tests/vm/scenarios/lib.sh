@@ -1,0 +1,61 @@
+# Shared by the tierd scenarios (sourced, not a scenario itself).
+MIB=1048576
+CG=/sys/fs/cgroup
+
+# cgroup_node_mib CGROUP NODE: the cgroup's anon + file MiB on NODE.
+cgroup_node_mib() {
+	awk -v n="N$2=" -v m=$MIB '/^(anon|file) / {
+		for (i = 2; i <= NF; i++) if (index($i, n) == 1) s += substr($i, length(n) + 1)
+	} END { print int(s / m) }' "$CG$1/memory.numa_stat"
+}
+
+# start_work CGROUP NAME ARGS...: runs /bin/work in CGROUP, its output in
+# /tmp/NAME.out; waits up to 180 s for "ready".
+start_work() {
+	cg=$1 name=$2
+	shift 2
+	mkdir -p "$CG$cg"
+	sh -c 'echo $$ >"$0/cgroup.procs"; shift; exec /bin/work "$@"' "$CG$cg" x "$@" \
+		>/tmp/$name.out 2>/tmp/$name.err &
+	i=0
+	while ! grep -q '^ready$' /tmp/$name.out && [ $i -lt 1800 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q '^ready$' /tmp/$name.out || echo "RESULT ${name}_not_ready $(cat /tmp/$name.err)"
+}
+
+# work_pid NAME
+work_pid() { sed -n 's/^pid //p' /tmp/$1.out | head -n 1; }
+
+# stop_work NAME: SIGTERM, wait for its CHECKSUM line.
+stop_work() {
+	pid=$(work_pid "$1")
+	kill -TERM "$pid" 2>/dev/null
+	i=0
+	while ! grep -q '^CHECKSUM' /tmp/$1.out && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "RESULT $1_checksum $(sed -n 's/^CHECKSUM //p' /tmp/$1.out)"
+}
+
+# last_place NAME FIELD: the last PLACE line's FIELD counts, space separated.
+last_place() {
+	grep '^PLACE ' /tmp/$1.out | tail -n 1 | sed -n "s/.* $2=\([^ ]*\).*/\1/p" | tr , ' '
+}
+
+# metric NAME{labels}: its value in tierd's metrics file.
+metric() { grep -v '^#' /tmp/tierd.prom 2>/dev/null | grep -F "$1 " | head -n 1 | awk '{print $NF}'; }
+
+# mib BYTES: whole MiB, 0 for an empty value.
+mib() { echo $((${1:-0} / MIB)); }
+
+# write_config TICK [extra json members]: /tmp/tierd.json
+write_config() {
+	cat >/tmp/tierd.json <<JSON
+{
+  "tick_interval": "$1",
+  "policy_dir": "/tmp/policies.d",
+  "metrics_file": "/tmp/tierd.prom",
+  "state_file": "/tmp/state.json",
+  "log_level": "info"${2:+,
+  $2}
+}
+JSON
+	mkdir -p /tmp/policies.d
+}
