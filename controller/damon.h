@@ -29,7 +29,9 @@
 #define TIERD_DAMON_MAX_REGIONS 16 /* physical ranges per target */
 #define TIERD_DAMON_MAX_SCHEMES 16 /* one stat scheme + a tick's actions */
 #define TIERD_DAMON_OPS_MAX 16     /* "vaddr", "fvaddr", "paddr" */
-#define TIERD_DAMON_BUSY_RETRIES 50
+/* 5 s: under load (seen under TCG) a kdamond holding the sysfs lock in
+ * its callbacks can be descheduled for over a second. */
+#define TIERD_DAMON_BUSY_RETRIES 250
 #define TIERD_DAMON_BUSY_RETRY_US 20000
 /* The "no upper bound" values for access pattern maxima. */
 #define TIERD_DAMON_SZ_UNLIMITED UINT64_MAX

@@ -225,6 +225,21 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 			.age = tried[i].age,
 			.aggr_usec = ctx->aggr_us,
 		};
+	{
+		uint32_t hottest = 0;
+		uint64_t accessed = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (regions[i].nr_accesses > hottest)
+				hottest = regions[i].nr_accesses;
+			if (regions[i].nr_accesses)
+				accessed += regions[i].end - regions[i].start;
+		}
+		tierd_log(log, TIERD_LOG_DEBUG,
+			  "DAMON: tier %zu: %d regions, %llu bytes seen accessed, hottest %u of %u samples",
+			  k, n, (unsigned long long)accessed, hottest,
+			  n ? regions[0].max_accesses : 0);
+	}
 	free(b->regions[k]);
 	b->regions[k] = regions;
 	regions = NULL;

@@ -102,7 +102,7 @@ static void tier_metrics(struct out *o, const struct tierd_topology *topo)
 	}
 }
 
-enum budget_value { BUDGET_MAX, BUDGET_MIN, BUDGET_OVER };
+enum budget_value { BUDGET_MAX, BUDGET_MIN, BUDGET_OVER, BUDGET_SHARE };
 
 /* One gauge per cgroup and tier, for the tiers where the value exists. */
 static void budget_gauge(struct out *o, const struct tierd_report *rep, enum budget_value which,
@@ -115,11 +115,15 @@ static void budget_gauge(struct out *o, const struct tierd_report *rep, enum bud
 		escape(rep->cgroups[c].path, path, sizeof(path));
 		escape(rep->cgroups[c].policy, pol, sizeof(pol));
 		for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
-			const struct tierd_tier_standing *ts = &rep->cgroups[c].standing.tiers[t];
-			bool has = which == BUDGET_MIN ? ts->has_min : ts->has_max;
-			uint64_t v = which == BUDGET_MAX   ? ts->max_bytes
-				     : which == BUDGET_MIN ? ts->min_bytes
-							   : ts->over_bytes;
+			const struct tierd_cgroup_standing *st = &rep->cgroups[c].standing;
+			const struct tierd_tier_standing *ts = &st->tiers[t];
+			bool has = which == BUDGET_MIN     ? ts->has_min
+				   : which == BUDGET_SHARE ? st->share_bytes[t] != UINT64_MAX
+							   : ts->has_max;
+			uint64_t v = which == BUDGET_MAX     ? ts->max_bytes
+				     : which == BUDGET_MIN   ? ts->min_bytes
+				     : which == BUDGET_SHARE ? st->share_bytes[t]
+							     : ts->over_bytes;
 
 			if (has)
 				emit(o, "%s{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n", name, path,
@@ -152,6 +156,8 @@ static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
 		     "Resolved per-tier min budget in force (tiers with a min only).");
 	budget_gauge(o, rep, BUDGET_OVER, "tierd_cgroup_tier_over_budget_bytes",
 		     "Bytes the cgroup holds on the tier above its max budget.");
+	budget_gauge(o, rep, BUDGET_SHARE, "tierd_cgroup_tier_share_bytes",
+		     "Bytes the cgroup may hold on the tier this tick: its max, or on tier 0 in pool mode its pool share (tiers that cap it only).");
 }
 
 static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,

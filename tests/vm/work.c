@@ -37,6 +37,8 @@
  * same CPU (--cpu, default 0) so DAMON sees accesses (vm-lab.md, "accessed
  * bits"); --no-sleeper drops the sleeper. */
 #include <errno.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -107,7 +109,7 @@ struct work {
 	size_t page_size;
 	uint64_t seed;
 	atomic_int hot;     /* SET_A, or SET_B after the move */
-	atomic_bool stop;   /* tells the hot loop and the sleeper to return */
+	atomic_bool stop;   /* tells the hot loop to return */
 	void **addrs;       /* QUERY_BATCH page addresses for move_pages */
 	int *status;        /* their nodes or negative errnos */
 };
@@ -352,16 +354,32 @@ static void *hot_loop(void *arg)
 	return NULL;
 }
 
-/* QEMU flushes its soft TLB only on a context switch: a sleeper waking on
- * the hot loop's CPU makes one every SLEEPER_US, so cleared accessed bits
- * are set again (vm-lab.md). */
-static void *sleeper(void *arg)
+/* QEMU flushes its soft TLB only when CR3 is written, i.e. on a switch to
+ * another address space: a sleeper *process* (a thread shares the mm, so
+ * switching to it writes no CR3) waking on the hot loop's CPU every
+ * SLEEPER_US makes one, so accessed bits DAMON cleared are set again
+ * (vm-lab.md). It dies with its parent (PR_SET_PDEATHSIG). */
+static int start_sleeper(int cpu, pid_t *ret)
 {
-	struct work *w = arg;
+	cpu_set_t cpus;
+	pid_t pid;
 
-	while (!atomic_load(&w->stop))
-		usleep(SLEEPER_US);
-	return NULL;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "work: cannot fork the sleeper: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+		    sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
+			_exit(EXIT_FAILURE);
+		for (;;)
+			usleep(SLEEPER_US);
+	}
+	*ret = pid;
+	return 0;
 }
 
 static int start_pinned(pthread_t *t, void *(*fn)(void *), struct work *w, int cpu, const char *what)
@@ -522,8 +540,9 @@ out:
 int main(int argc, char **argv)
 {
 	struct work w = { .hot = SET_A };
-	pthread_t hot_thread, sleep_thread;
-	bool hot_started = false, sleeper_started = false;
+	pthread_t hot_thread;
+	bool hot_started = false;
+	pid_t sleeper = -1;
 	size_t pages, bad = 0;
 	sigset_t stop_sigs;
 	struct opts o;
@@ -552,6 +571,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "work: no memory for the move_pages arrays\n");
 		goto out;
 	}
+	/* Before the sets exist: a child forked later would share their pages
+	 * copy-on-write, and the hot loop's writes would copy them to node 0. */
+	if (o.sleeper) {
+		r = start_sleeper(o.cpu, &sleeper);
+		if (r < 0)
+			goto out;
+	}
 	for (id = 0; id < NR_SETS; id++) {
 		r = alloc_set(&w, id, o.mib[id], o.node[id]);
 		if (r < 0)
@@ -561,20 +587,17 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	hot_started = true;
-	if (o.sleeper) {
-		r = start_pinned(&sleep_thread, sleeper, &w, o.cpu, "sleeper");
-		if (r < 0)
-			goto out;
-		sleeper_started = true;
-	}
+
 	emit("ready\n");
 	r = run(&w, &o, &stop_sigs, now_ms());
 out:
 	atomic_store(&w.stop, true);
 	if (hot_started)
 		pthread_join(hot_thread, NULL);
-	if (sleeper_started)
-		pthread_join(sleep_thread, NULL);
+	if (sleeper > 0) {
+		kill(sleeper, SIGKILL);
+		waitpid(sleeper, NULL, 0);
+	}
 	if (r == 0) {
 		bad = verify(&w, &pages);
 		emit("CHECKSUM pages=%zu bad=%zu\n", pages, bad);
