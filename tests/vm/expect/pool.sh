@@ -1,0 +1,15 @@
+# Sourced by tests/test_vm.sh: issue 4 scenario 3, tier 0 shared in pool
+# mode by measured need (tests/vm/scenarios/pool.sh).
+tests/vm/boot.sh pool
+expect_eq "$?" 0 "pool: VM ran and powered off"
+t0=$(res tier0_mib)
+expect_range "$t0" 900 1024 "pool: tier 0 capacity (MiB)"
+# Each member starts from half of tier 0 and keeps 75% of it (HMM-V's floor).
+floor=$((t0 * 3 / 8))
+expect_range "$(res share_small_mib)" $((floor - 1)) $((floor + 1)) "pool: /small's share is its floor (its need is below it)"
+expect_range "$(res share_big_mib)" $((t0 / 2 + 1)) $((t0 - floor)) "pool: /big's share above an equal split, within what /small's floor leaves"
+expect_range "$(res small_node0_mib)" 230 260 "pool: /small's 256 MiB hot set in tier 0"
+expect_range "$(res big_node0_mib)" 400 $((t0 - floor)) "pool: /big promoted by need, never into /small's floor"
+expect_eq "$(res tierd_exit)" 0 "pool: tierd exits 0"
+expect_eq "$(res big_checksum)" "pages=204800 bad=0" "pool: /big's pages intact"
+expect_eq "$(res small_checksum)" "pages=65536 bad=0" "pool: /small's pages intact"

@@ -1,0 +1,35 @@
+# Pool (issue 4, scenario 3): two cgroups share tier 0 in pool mode (HMM-V
+# §3.4) with different hot sets: /big has 800 MiB hot, /small 256 MiB, both
+# first placed on slow nodes; together more than tier 0 holds. Each member starts from half of tier 0, keeps
+# 75% of that as its floor, and the rest goes by measured need: /big gets
+# more than half of tier 0, /small keeps its floor and all its hot set.
+set -u
+. /scenarios/lib.sh
+echo 0 >/proc/sys/kernel/numa_balancing
+echo +memory >$CG/cgroup.subtree_control
+
+start_work /big big --hot 800 --hot-node 3 --cpu 0 --report-ms 1000
+start_work /small small --hot 256 --hot-node 2 --cpu 1 --report-ms 1000
+write_config 1s
+for name in big small; do
+	cat >/tmp/policies.d/$name.json <<JSON
+{ "name": "$name", "match": { "path": "/$name" }, "strategy": "mole", "sharing": "pool" }
+JSON
+done
+tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
+tierd_pid=$!
+sleep 60
+share() { metric "tierd_cgroup_tier_share_bytes{cgroup=\"/$1\",policy=\"$1\",tier=\"0\"}"; }
+echo "RESULT tier0_mib $(mib "$(metric 'tierd_tier_capacity_bytes{tier="0",nodes="0"}')")"
+echo "RESULT share_big_mib $(mib "$(share big)")"
+echo "RESULT share_small_mib $(mib "$(share small)")"
+echo "RESULT big_node0_mib $(cgroup_node_mib /big 0)"
+echo "RESULT small_node0_mib $(cgroup_node_mib /small 0)"
+echo "RESULT big_hot $(last_place big hot)"
+echo "RESULT small_hot $(last_place small hot)"
+kill -TERM $tierd_pid
+wait $tierd_pid
+echo "RESULT tierd_exit $?"
+stop_work big
+stop_work small
+sed 's/^/TIERD /' /tmp/tierd.log | head -n 30
