@@ -1,0 +1,51 @@
+# Side by side (issue 4, scenario 6): the same workload, a 64 MiB hot set
+# and 128 MiB cold on node 3, first under Linux's own tiering
+# (numa_balancing=2, demotion enabled, kernel defaults, no tierd), then
+# under tierd (mole). Each second: the hot set's share in the top tier and
+# its effective access latency, sum(pages on node n / all * latency n),
+# with HMAT's 80/140/300/600 ns. A benchmark, not a pass/fail threshold.
+set -u
+. /scenarios/lib.sh
+echo +memory >$CG/cgroup.subtree_control
+RUN_S=45
+
+series() { # NAME: SERIES lines and summary RESULTs from /tmp/NAME.out
+	grep '^PLACE ' /tmp/$1.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=A hot=\([0-9,]*\) cold=\([0-9,]*\).*/\1 \2 \3/p' | tr , ' ' |
+		awk -v name=$1 '
+		{ all = $2 + $3 + $4 + $5; if (!all) next
+		  top = int($2 * 1000 / all); lat = ($2 * 80 + $3 * 140 + $4 * 300 + $5 * 600) / all
+		  printf "SERIES %s %d %d %.0f\n", name, $1 / 1000, top, lat
+		  if (t90 == "" && top >= 900) t90 = $1
+		  sum += lat; n++; last_top = top; last_lat = lat; cold_top = $6 }
+		END { printf "RESULT %s_top_90pct_ms %s\n", name, t90 == "" ? -1 : t90
+		      printf "RESULT %s_mean_latency_ns %.0f\n", name, n ? sum / n : 0
+		      printf "RESULT %s_final_top_pmy %d\n", name, last_top
+		      printf "RESULT %s_final_latency_ns %.0f\n", name, last_lat
+		      printf "RESULT %s_final_cold_top_pages %d\n", name, cold_top }'
+}
+
+# Linux: tiering mode NUMA balancing promotes, demotion on.
+echo 2 >/proc/sys/kernel/numa_balancing
+echo true >/sys/kernel/mm/numa/demotion_enabled
+start_work /linux linux --hot 64 --hot-node 3 --cold 128 --cold-node 3 --report-ms 1000
+sleep $RUN_S
+stop_work linux
+echo "RESULT linux_pgpromote_success $(sed -n 's/^pgpromote_success //p' $CG/linux/memory.stat)"
+series linux
+
+# tierd, with NUMA balancing off.
+echo 0 >/proc/sys/kernel/numa_balancing
+echo false >/sys/kernel/mm/numa/demotion_enabled
+write_config 1s
+cat >/tmp/policies.d/sbs.json <<'JSON'
+{ "name": "sbs", "match": { "path": "/tierd" }, "strategy": "mole" }
+JSON
+start_work /tierd tierd --hot 64 --hot-node 3 --cold 128 --cold-node 3 --report-ms 1000
+tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
+tierd_pid=$!
+sleep $RUN_S
+kill -TERM $tierd_pid
+wait $tierd_pid
+echo "RESULT tierd_exit $?"
+stop_work tierd
+series tierd
