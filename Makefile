@@ -40,7 +40,7 @@ HDRS := $(wildcard policy/*.h controller/*.h tests/*.h bench/tiersim/*.h)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check vmcheck demo bench install clean help tests
+.PHONY: all deps check vmcheck demo demo-fixture bench install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -49,7 +49,8 @@ help:
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
 	@echo "make check      build and run every test (ASan+UBSan test build; includes vmcheck)"
 	@echo "make vmcheck    only the scenarios in the four-tier QEMU VM (tests/vm/)"
-	@echo "make demo       one tick against the bundled four-tier fixture machine"
+	@echo "make demo       tierd at work in the four-tier QEMU VM (about 2 minutes)"
+	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
 	@echo "make bench      every strategy on every workload in the simulator (build/bench/)"
 	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
 	@echo "V=1             show full commands"
@@ -105,11 +106,17 @@ check:
 vmcheck: $(BUILD)/tierd $(BUILD)/tierctl
 	$(Q)BUILD=$(BUILD) sh tests/test_vm.sh
 
+# tierd at work in the four-tier VM (tests/vm/scenarios/demo.sh).
+demo:
+	$(Q)tests/deps.sh --if-missing
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BUILD=$(BUILD) sh tests/vm/demo.sh
+
 # One tick of the daemon against the bundled four-tier fixture machine.
-demo: all
+demo-fixture: all
 	$(Q)mkdir -p $(BUILD)/demo
 	$(Q)$(BUILD)/tierd --root tests/fixtures/four-tier --config configs/tierd.json \
-		--policy-dir configs/policies.d --once --log-target=stderr --log-level=notice \
+		--policy-dir configs/policies.d --once --dry-run --log-target=stderr --log-level=notice \
 		--metrics-file $(BUILD)/demo/tierd.prom --state-file $(BUILD)/demo/state.json
 
 # Benchmarks are not tests: they measure, nothing asserts a timing.

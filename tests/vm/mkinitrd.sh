@@ -32,4 +32,6 @@ done
 cp tests/vm/init "$R/init"
 cp tests/vm/scenarios/*.sh "$R/scenarios/"
 cp -r tests/vm/etc/. "$R/etc/"
+mkdir -p "$R/etc/tierd/examples.d"
+cp configs/policies.d/*.json "$R/etc/tierd/examples.d/"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) >"$VM/initrd.gz"
