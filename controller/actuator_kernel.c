@@ -193,8 +193,8 @@ static void apply(void *data, const struct tierd_actuation *a)
 		}
 		for (size_t i = 0; i < a->plan->nr_actions && nr < TIERD_ACTUATOR_MAX_SPANS; i++) {
 			const struct tierd_action *act = &a->plan->actions[i];
-			int r = tierd_damos_spans(act, in->cgroups[act->cgroup].hot, spans + nr,
-						  TIERD_ACTUATOR_MAX_SPANS - nr);
+			int r = tierd_damos_spans_after(act, in->cgroups[act->cgroup].hot, spans, nr,
+							spans + nr, TIERD_ACTUATOR_MAX_SPANS - nr);
 
 			if (r == -E2BIG)
 				nr = TIERD_ACTUATOR_MAX_SPANS;

@@ -80,7 +80,32 @@ static int cmp_cold(const void *a, const void *b, void *ctx)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Where region r's memory not yet taken by an earlier demotion of the same
+ * cgroup out of the same tier starts: taken spans start where a region
+ * starts (demote_spans cuts the last region short at its end). */
+static uint64_t untaken_start(const struct tierd_region *r, const struct tierd_action *a,
+			      const struct tierd_damos_span *taken, size_t nr_taken)
+{
+	uint64_t start = r->start;
+	bool moved = true;
+
+	while (moved) {
+		moved = false;
+		for (size_t i = 0; i < nr_taken; i++) {
+			const struct tierd_damos_span *t = &taken[i];
+
+			if (t->cgroup == a->cgroup && t->from_tier == a->from_tier &&
+			    t->start <= start && start < t->end) {
+				start = t->end;
+				moved = true;
+			}
+		}
+	}
+	return start < r->end ? start : r->end;
+}
+
 static int demote_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
+			const struct tierd_damos_span *taken, size_t nr_taken,
 			struct tierd_damos_span *out, size_t cap, size_t *n)
 {
 	size_t *order = NULL, nr = 0;
@@ -98,11 +123,14 @@ static int demote_spans(const struct tierd_action *a, const struct tierd_hotness
 	qsort_r(order, nr, sizeof(*order), cmp_cold, (void *)hot->regions);
 	for (size_t i = 0; i < nr && left && r == 0; i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
-		uint64_t take = min_u64(reg->end - reg->start, left);
+		uint64_t start = untaken_start(reg, a, taken, nr_taken);
+		uint64_t take = min_u64(reg->end - start, left);
 
+		if (!take)
+			continue;
 		r = push(out, cap, n, (struct tierd_damos_span){
 			.cgroup = a->cgroup, .from_tier = a->from_tier, .to_tier = a->to_tier,
-			.start = reg->start, .end = reg->start + take, .bytes = take,
+			.start = start, .end = start + take, .bytes = take,
 			.nr_accesses = reg->nr_accesses });
 		left -= take;
 	}
@@ -112,6 +140,13 @@ static int demote_spans(const struct tierd_action *a, const struct tierd_hotness
 
 int tierd_damos_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
 		      struct tierd_damos_span *out, size_t cap)
+{
+	return tierd_damos_spans_after(a, hot, NULL, 0, out, cap);
+}
+
+int tierd_damos_spans_after(const struct tierd_action *a, const struct tierd_hotness *hot,
+			    const struct tierd_damos_span *taken, size_t nr_taken,
+			    struct tierd_damos_span *out, size_t cap)
 {
 	size_t n = 0;
 	int r;
@@ -124,7 +159,7 @@ int tierd_damos_spans(const struct tierd_action *a, const struct tierd_hotness *
 			.start = a->start, .end = a->end, .bytes = a->bytes,
 			.nr_accesses = span_accesses(hot, a->start, a->end, up) });
 	} else {
-		r = demote_spans(a, hot, out, cap, &n);
+		r = demote_spans(a, hot, taken, nr_taken, out, cap, &n);
 	}
 	return r < 0 ? r : (int)n;
 }

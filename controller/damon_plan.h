@@ -96,6 +96,14 @@ int tierd_damon_target_node(const struct tierd_topology *topo, size_t tier);
 int tierd_damos_spans(const struct tierd_action *action, const struct tierd_hotness *hot,
 		      struct tierd_damos_span *out, size_t cap);
 
+/* The same, for an action after others of the same tick: a DEMOTE skips
+ * memory the spans in taken[0..nr_taken) of the same cgroup and source tier
+ * already cover (a budget split over two destination tiers would otherwise
+ * pick the same coldest pages twice). */
+int tierd_damos_spans_after(const struct tierd_action *action, const struct tierd_hotness *hot,
+			    const struct tierd_damos_span *taken, size_t nr_taken,
+			    struct tierd_damos_span *out, size_t cap);
+
 /* Builds the whole DAMON spec: kdamond t monitors tier t with its stat
  * scheme; spans become action schemes in the kdamond of their source tier.
  * Spans of one (cgroup, from, to) are merged across their smallest gaps

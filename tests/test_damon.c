@@ -25,6 +25,7 @@ TIERD_TEST_MAIN_COUNTS;
 #define NR_TRIED_MAX 8
 #define ADMIN_MAX 512 /* fixture paths are short */
 #define REL_MAX 512
+#define NUM_MAX 32 /* a decimal uint64_t, newline and NUL */
 
 static char admin[ADMIN_MAX];
 
@@ -127,6 +128,37 @@ static void fake_kdamond(size_t k, size_t nr_regions, size_t nr_schemes)
 		}
 	}
 #undef C
+}
+
+/* The files of filters 0..nr-1 of kdamond k's scheme s, as the kernel
+ * lays them out after nr_filters is written (values "0": untouched). */
+static void fake_filters(size_t k, size_t s, size_t nr)
+{
+	static const char *const files[] = { "type", "matching", "memcg_path", "addr_start",
+					      "addr_end" };
+	char rel[REL_MAX];
+
+	for (size_t f = 0; f < nr; f++)
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/filters/%zu/%s",
+				 k, s, f, files[i]);
+			put(rel, "0\n");
+		}
+}
+
+/* The five counters of kdamond k's scheme s: base + 1 .. base + 5. */
+static void fake_stats(size_t k, size_t s, uint64_t base)
+{
+	static const char *const files[] = { "nr_tried", "sz_tried", "nr_applied", "sz_applied",
+					      "qt_exceeds" };
+	char rel[REL_MAX], v[NUM_MAX];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/stats/%s", k, s,
+			 files[i]);
+		snprintf(v, sizeof(v), "%llu\n", (unsigned long long)(base + i + 1));
+		put(rel, v);
+	}
 }
 
 static void fake_tree(const char *root, const char *nr_kdamonds)
@@ -413,6 +445,237 @@ static void test_probe(const char *root)
 	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1\n");
 }
 
+/* An addr span is written as addr filters with matching Y rejecting what
+ * lies below and above it, then the memcg filter (matching N); a span from
+ * 0 needs no lower filter, one up to UINT64_MAX no upper one. */
+static void test_addr_filters(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon_scheme_spec *s;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+	int r;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 4);
+	for (size_t sc = 1; sc < 4; sc++)
+		fake_filters(0, sc, 3);
+	example_spec(&spec);
+	spec.contexts[0].nr_schemes = 4;
+	spec.contexts[0].schemes[0] = spec.contexts[0].schemes[1]; /* stat first */
+	s = &spec.contexts[0].schemes[1];
+	*s = (struct tierd_damon_scheme_spec){
+		.action = TIERD_DAMON_ACTION_MIGRATE_COLD, .target_nid = 3,
+		.sz_max = TIERD_DAMON_SZ_UNLIMITED, .nr_accesses_max = 7,
+		.age_max = TIERD_DAMON_NR_UNLIMITED, .apply_interval_us = 25000,
+		.memcg_path = "/a", .has_addr = true, .addr_start = 2 * MIB, .addr_end = 3 * MIB,
+	};
+	s = &spec.contexts[0].schemes[2];
+	*s = spec.contexts[0].schemes[1];
+	s->action = TIERD_DAMON_ACTION_MIGRATE_HOT;
+	s->target_nid = 0;
+	snprintf(s->memcg_path, sizeof(s->memcg_path), "/b");
+	s->addr_start = 0;
+	s->addr_end = MIB;
+	s = &spec.contexts[0].schemes[3];
+	*s = spec.contexts[0].schemes[1];
+	s->memcg_path[0] = '\0';
+	s->addr_start = MIB;
+	s->addr_end = UINT64_MAX;
+	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+#define S "kdamonds/0/contexts/0/schemes/"
+	CHECK_EQ_STR(get(S "nr_schemes"), "4");
+	CHECK_EQ_STR(get(S "0/action"), "stat");
+	CHECK_EQ_STR(get(S "0/apply_interval_us"), "0");
+	CHECK_EQ_STR(get(S "0/filters/nr_filters"), "0");
+
+	CHECK_EQ_STR(get(S "1/action"), "migrate_cold");
+	CHECK_EQ_STR(get(S "1/target_nid"), "3");
+	CHECK_EQ_STR(get(S "1/apply_interval_us"), "25000");
+	CHECK_EQ_STR(get(S "1/access_pattern/nr_accesses/max"), "7");
+	CHECK_EQ_STR(get(S "1/quotas/bytes"), "0");
+	CHECK_EQ_STR(get(S "1/filters/nr_filters"), "3");
+	CHECK_EQ_STR(get(S "1/filters/0/type"), "addr");
+	CHECK_EQ_STR(get(S "1/filters/0/addr_start"), "0");
+	CHECK_EQ_STR(get(S "1/filters/0/addr_end"), "2097152");
+	CHECK_EQ_STR(get(S "1/filters/0/matching"), "Y");
+	CHECK_EQ_STR(get(S "1/filters/0/memcg_path"), "0\n");
+	CHECK_EQ_STR(get(S "1/filters/1/type"), "addr");
+	CHECK_EQ_STR(get(S "1/filters/1/addr_start"), "3145728");
+	CHECK_EQ_STR(get(S "1/filters/1/addr_end"), "18446744073709551615");
+	CHECK_EQ_STR(get(S "1/filters/1/matching"), "Y");
+	CHECK_EQ_STR(get(S "1/filters/2/type"), "memcg");
+	CHECK_EQ_STR(get(S "1/filters/2/memcg_path"), "/a");
+	CHECK_EQ_STR(get(S "1/filters/2/matching"), "N");
+	CHECK_EQ_STR(get(S "1/filters/2/addr_start"), "0\n");
+
+	CHECK_EQ_STR(get(S "2/action"), "migrate_hot");
+	CHECK_EQ_STR(get(S "2/target_nid"), "0");
+	CHECK_EQ_STR(get(S "2/filters/nr_filters"), "2");
+	CHECK_EQ_STR(get(S "2/filters/0/type"), "addr");
+	CHECK_EQ_STR(get(S "2/filters/0/addr_start"), "1048576");
+	CHECK_EQ_STR(get(S "2/filters/0/addr_end"), "18446744073709551615");
+	CHECK_EQ_STR(get(S "2/filters/0/matching"), "Y");
+	CHECK_EQ_STR(get(S "2/filters/1/type"), "memcg");
+	CHECK_EQ_STR(get(S "2/filters/1/memcg_path"), "/b");
+	CHECK_EQ_STR(get(S "2/filters/1/matching"), "N");
+	CHECK_EQ_STR(get(S "2/filters/2/type"), "0\n");
+
+	CHECK_EQ_STR(get(S "3/filters/nr_filters"), "1");
+	CHECK_EQ_STR(get(S "3/filters/0/type"), "addr");
+	CHECK_EQ_STR(get(S "3/filters/0/addr_start"), "0");
+	CHECK_EQ_STR(get(S "3/filters/0/addr_end"), "1048576");
+	CHECK_EQ_STR(get(S "3/filters/0/matching"), "Y");
+	CHECK_EQ_STR(get(S "3/filters/1/type"), "0\n");
+#undef S
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+
+	/* An empty span is refused before anything is written. */
+	fake_tree(root, "0\n");
+	spec.contexts[0].schemes[2].addr_end = 0;
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "damon context 0 scheme 2: addr filter end <= start");
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0\n");
+}
+
+static void test_stats_and_state(const char *root)
+{
+	struct tierd_damon_scheme_stats st[3];
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "", want[ERR_MAX];
+	bool on = false;
+	int r;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK(on);
+	fake_stats(0, 0, 10);
+	fake_stats(0, 1, 20);
+	memset(st, 0xff, sizeof(st));
+	r = tierd_damon_read_stats(&d, 0, st, 2, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get("kdamonds/0/state"), "update_schemes_stats");
+	CHECK_EQ_U64(st[0].nr_tried, 11);
+	CHECK_EQ_U64(st[0].sz_tried, 12);
+	CHECK_EQ_U64(st[0].nr_applied, 13);
+	CHECK_EQ_U64(st[0].sz_applied, 14);
+	CHECK_EQ_U64(st[0].qt_exceeds, 15);
+	CHECK_EQ_U64(st[1].nr_tried, 21);
+	CHECK_EQ_U64(st[1].sz_tried, 22);
+	CHECK_EQ_U64(st[1].nr_applied, 23);
+	CHECK_EQ_U64(st[1].sz_applied, 24);
+	CHECK_EQ_U64(st[1].qt_exceeds, 25);
+	CHECK_EQ_U64(st[2].nr_tried, UINT64_MAX); /* not asked for */
+	/* The fake state file now holds the command, not "on". */
+	on = true;
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK(!on);
+	put("kdamonds/0/state", "on\n");
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK(on);
+	put("kdamonds/0/state", "off\n");
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK(!on);
+	on = true;
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 3, &on, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "%s/kdamonds/3/state: %s", admin, strerror(ENOENT));
+	CHECK_EQ_STR(err, want);
+	CHECK(on);
+
+	/* Only the schemes asked for are read. */
+	memset(st, 0xff, sizeof(st));
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, err, sizeof(err)), 0);
+	CHECK_EQ_U64(st[0].qt_exceeds, 15);
+	CHECK_EQ_U64(st[1].nr_tried, UINT64_MAX);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 1, st, 1, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 1 is not one of tierd's 1", admin);
+	CHECK_EQ_STR(err, want);
+	put("kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "lots\n");
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 2, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s/kdamonds/0/contexts/0/schemes/1/stats/sz_applied: not a number: \"lots\"",
+		 admin);
+	CHECK_EQ_STR(err, want);
+	/* Scheme 2 has no stats files. */
+	put("kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "24\n");
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 3, err, sizeof(err)), -ENOENT);
+	snprintf(want, sizeof(want), "%s/kdamonds/0/contexts/0/schemes/2/stats/nr_tried: %s",
+		 admin, strerror(ENOENT));
+	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, err, sizeof(err)), -EINVAL);
+}
+
+/* commit_ctx and restart touch one kdamond. The fake state file keeps the
+ * command written: after "commit" it does not read "on" (the 6.12 trap),
+ * after "on" it does. */
+static void test_commit_ctx(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "", want[ERR_MAX];
+	int r;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	fake_kdamond(1, 2, 2);
+	example_spec(&spec);
+	spec.nr_contexts = 2;
+	spec.contexts[1] = spec.contexts[0];
+	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_INT(d.nr_kdamonds, 2);
+	CHECK_EQ_STR(get("kdamonds/1/state"), "on");
+
+	spec.contexts[0].schemes[0].quota_bytes = MIB;
+	spec.contexts[1].schemes[0].quota_bytes = 32 * MIB;
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EIO);
+	snprintf(want, sizeof(want),
+		 "%s/kdamonds/1/state is \"commit\" after \"commit\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
+		 admin);
+	CHECK_EQ_STR(err, want);
+	CHECK_EQ_STR(get("kdamonds/1/contexts/0/schemes/0/quotas/bytes"), "33554432");
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "67108864");
+	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
+
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 2, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2 running ones", admin);
+	CHECK_EQ_STR(err, want);
+	spec.nr_contexts = 1;
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EINVAL);
+	spec.nr_contexts = 2;
+
+	/* Restart rewrites kdamond 0 alone and turns it on. */
+	r = tierd_damon_restart(&d, &spec, 0, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "1048576");
+	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
+	CHECK_EQ_STR(get("kdamonds/1/state"), "commit");
+	CHECK_EQ_INT(tierd_damon_restart(&d, &spec, 2, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2", admin);
+	CHECK_EQ_STR(err, want);
+
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	/* Stopped: nothing is running to commit to. */
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 0, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 0 is not one of tierd's 0 running ones", admin);
+	CHECK_EQ_STR(err, want);
+}
+
 int main(void)
 {
 	char root[] = "/tmp/tierd-damon-XXXXXX";
@@ -427,6 +690,9 @@ int main(void)
 	test_missing_file(root);
 	test_tried_regions(root);
 	test_probe(root);
+	test_addr_filters(root);
+	test_stats_and_state(root);
+	test_commit_ctx(root);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", root);

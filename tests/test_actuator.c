@@ -1,0 +1,626 @@
+/* Unit tests for controller/actuator_kernel.c (the plan carried out:
+ * memory.reclaim where DAMOS cannot enforce a tier-0 budget, DAMOS spans
+ * handed to the DAMON backend) against a copy of the four-tier fixture
+ * under a mkdtemp directory, and for controller/hotness_read.c (DAMON
+ * regions split by the owners in a hand-written /proc/kpagecgroup).
+ * memory.reclaim and demotion_enabled are plain files here: tierd's
+ * writes land in them and nothing changes memory.numa_stat, so what
+ * "moved" is what the observation handed to apply says beyond the file.
+ * The DAMON backend is built by hand without kdamonds: apply plans its
+ * spec but has no kdamond to commit to. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../controller/actuator_kernel.h"
+#include "../controller/fsread.h"
+#include "../controller/hotness_read.h"
+#include "../controller/topology_read.h"
+#include "../policy/util.h"
+#include "check.h"
+
+TIERD_TEST_MAIN_COUNTS;
+
+#define ERR_MAX 1024
+#define ROOT_MAX 64 /* "/tmp/tierd-actuator-XXXXXX" */
+#define FIXTURE "tests/fixtures/four-tier" /* tests run from the repository root */
+#define MIB (1024ull * 1024)
+#define GIB (1024 * MIB)
+#define P(n) ((uint64_t)(n) * TIERD_PAGE_BYTES)
+#define CGROUP_FS "/sys/fs/cgroup"
+#define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
+#define DB "/workload.slice/db.service"
+#define NGINX "/system.slice/nginx.service"
+#define SSH "/system.slice/ssh.service"
+#define NR_CG 3
+#define ACTIONS_MAX 8
+/* db.service holds 832M on tier 0 (tests/fixtures/README.md); the plan
+ * below has it 256M over its tier-0 max. */
+#define DB_OVER (256 * MIB)
+/* The fixture's nodes 0-3, 1 GiB of memory blocks each; node 3's start
+ * after the hole at 3 GiB (memory32). */
+#define NODE3_START (4 * GIB)
+
+static char root[ROOT_MAX];
+
+static void mkdirs(const char *path)
+{
+	char tmp[TIERD_FILE_PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0700);
+			*p = '/';
+		}
+	mkdir(tmp, 0700);
+}
+
+static void run(const char *fmt, const char *arg)
+{
+	char cmd[TIERD_FILE_PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	if (system(cmd) != 0)
+		abort();
+}
+
+/* root/m + path (absolute on the machine) holding text. */
+static void put(const char *path, const char *text)
+{
+	char full[TIERD_FILE_PATH_MAX];
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/m%s", root, path);
+	f = fopen(full, "w");
+	if (!f) {
+		perror(full);
+		abort();
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The contents of root/m + path, or "(missing)". */
+static const char *get(const char *path)
+{
+	static char text[TIERD_FILE_PATH_MAX];
+	char full[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+
+	snprintf(full, sizeof(full), "%s/m%s", root, path);
+	if (tierd_read_at(AT_FDCWD, full, &b) < 0)
+		snprintf(text, sizeof(text), "(missing)");
+	else
+		snprintf(text, sizeof(text), "%s", b.data);
+	tierd_buf_free(&b);
+	return text;
+}
+
+static const char *reclaim_file(const char *cgroup)
+{
+	static char path[TIERD_FILE_PATH_MAX];
+
+	snprintf(path, sizeof(path), CGROUP_FS "%s/memory.reclaim", cgroup);
+	return get(path);
+}
+
+static void reset_reclaim_files(void)
+{
+	static const char *const cgroups[] = { DB, NGINX, SSH };
+	char path[TIERD_FILE_PATH_MAX];
+
+	for (size_t c = 0; c < NR_CG; c++) {
+		snprintf(path, sizeof(path), CGROUP_FS "%s/memory.reclaim", cgroups[c]);
+		put(path, "");
+	}
+}
+
+/* One tick's actuation on the machine copy at root/m: cgroups 0 db, 1
+ * nginx, 2 ssh; db over its tier-0 max by DB_OVER. */
+struct rig {
+	char machine[TIERD_FILE_PATH_MAX];
+	struct tierd_topology topo;
+	struct tierd_cgroupfs fs;
+	struct tierd_ksettings ks;
+	struct tierd_damon_backend damon;
+	struct tierd_migration_stats stats;
+	struct tierd_logger log;
+	struct tierd_kernel_actuator k;
+	struct tierd_cgroup_obs obs[NR_CG];
+	struct tierd_engine_cgroup cg[NR_CG];
+	struct tierd_cgroup_standing standings[NR_CG];
+	struct tierd_action actions[ACTIONS_MAX];
+	struct tierd_engine_input in;
+	struct tierd_plan plan;
+	uint64_t period[TIERD_MAX_TIERS];
+	struct tierd_actuation act;
+};
+
+static struct tierd_action demote(enum tierd_reason reason, size_t cgroup, size_t from, size_t to,
+				  uint64_t bytes)
+{
+	return (struct tierd_action){ .kind = TIERD_ACTION_DEMOTE, .reason = reason,
+				      .cgroup = cgroup, .from_tier = from, .to_tier = to,
+				      .bytes = bytes };
+}
+
+/* The engine's budget demotion of db (lowest tier first, the rest one
+ * tier up), plus actions the fallback must not count: db's over-max
+ * demotion out of tier 1, its staging demotion, and nginx's own 8M. */
+static void default_plan(struct rig *r)
+{
+	size_t n = 0;
+
+	r->actions[n++] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 3, 192 * MIB);
+	r->actions[n++] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 2, 64 * MIB);
+	r->actions[n++] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 1, 3, 32 * MIB);
+	r->actions[n++] = demote(TIERD_REASON_STAGING_DEMOTION, 0, 0, 1, 16 * MIB);
+	r->actions[n++] = demote(TIERD_REASON_OVER_TIER_MAX, 1, 0, 1, 8 * MIB);
+	r->plan.nr_actions = n;
+}
+
+static struct rig *rig_new(enum tierd_damon_mode mode)
+{
+	static const char *const cgroups[NR_CG] = { DB, NGINX, SSH };
+	struct tierd_config cfg;
+	struct tierd_buf buf = { 0 };
+	char err[ERR_MAX] = "";
+	struct rig *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	run("rm -rf '%s/m'", root);
+	snprintf(r->machine, sizeof(r->machine), "%s/m", root);
+	run("cp -r " FIXTURE " '%s/m'", root);
+	reset_reclaim_files();
+	tierd_config_defaults(&cfg);
+	if (tierd_topology_read(r->machine, &cfg, &r->topo, err, sizeof(err)) < 0 ||
+	    tierd_cgroupfs_open(r->machine, &r->fs, err, sizeof(err)) < 0 ||
+	    tierd_ksettings_init(&r->ks, r->machine, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rig: %s\n", err);
+		abort();
+	}
+	for (size_t c = 0; c < NR_CG; c++) {
+		if (tierd_cgroupfs_read(&r->fs, cgroups[c], &r->topo, &r->obs[c], &buf, err,
+					sizeof(err)) < 0) {
+			fprintf(stderr, "rig: %s\n", err);
+			abort();
+		}
+		r->cg[c] = (struct tierd_engine_cgroup){ .obs = &r->obs[c] };
+		r->standings[c] = (struct tierd_cgroup_standing){ .cgroup = c };
+	}
+	tierd_buf_free(&buf);
+	r->standings[0].tiers[0].over_bytes = DB_OVER;
+	/* Only errors: the paths taken are asserted, not their log lines. */
+	tierd_log_setup(&r->log, TIERD_LOG_TARGET_STDERR, TIERD_LOG_ERR);
+	r->damon.state.damon = mode;
+	r->k = (struct tierd_kernel_actuator){ .damon = &r->damon, .fs = &r->fs, .ks = &r->ks,
+					       .manage_demotion = true, .stats = &r->stats,
+					       .log = &r->log };
+	r->in = (struct tierd_engine_input){ .topo = &r->topo, .nr_cgroups = NR_CG,
+					     .cgroups = r->cg };
+	r->plan = (struct tierd_plan){ .nr_cgroups = NR_CG, .standings = r->standings,
+				       .actions = r->actions };
+	default_plan(r);
+	r->act = (struct tierd_actuation){ .in = &r->in, .plan = &r->plan,
+					   .period_usec = r->period };
+	return r;
+}
+
+/* A running backend without kdamonds over the fixture's physical memory. */
+static void rig_backend(struct rig *r)
+{
+	struct tierd_damon_layout *l = &r->damon.layout;
+
+	r->damon.spec = calloc(1, sizeof(*r->damon.spec));
+	r->damon.batch = calloc(1, sizeof(*r->damon.batch));
+	r->damon.slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(uint64_t));
+	if (!r->damon.spec || !r->damon.batch || !r->damon.slot_cgroup_id)
+		abort();
+	l->nr_tiers = 4;
+	for (size_t t = 0; t < 3; t++) {
+		l->tiers[t].nr_ranges = 1;
+		l->tiers[t].ranges[0] = (struct tierd_damon_region){ t * GIB, (t + 1) * GIB };
+	}
+	l->tiers[3].nr_ranges = 1;
+	l->tiers[3].ranges[0] = (struct tierd_damon_region){ NODE3_START, NODE3_START + GIB };
+}
+
+static void rig_free(struct rig *r)
+{
+	tierd_damon_backend_stop(&r->damon, &r->log);
+	tierd_kernel_actuator_free(&r->k);
+	tierd_cgroupfs_close(&r->fs);
+	free(r);
+}
+
+static void apply(struct rig *r)
+{
+	tierd_kernel_actuator_ops.apply(&r->k, &r->act);
+}
+
+/* Index of node nid in the topology; the rig's nodes exist. */
+static size_t node(const struct rig *r, int nid)
+{
+	int i = tierd_topology_node_index(&r->topo, nid);
+
+	if (i < 0)
+		abort();
+	return (size_t)i;
+}
+
+/* Without DAMON, memory.reclaim gets each cgroup's over-max bytes out of
+ * tier 0; demotion is turned on for it and restored. */
+static void test_reclaim_without_damon(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
+	const struct tierd_path_stats *ps = &r->stats.path[TIERD_PATH_MEMORY_RECLAIM];
+	char err[ERR_MAX] = "";
+
+	/* The observation had 4M more of nginx on node 0 than the re-read
+	 * finds: that is what its reclaim moved. */
+	r->obs[1].anon_bytes[node(r, 0)] += 4 * MIB;
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	CHECK_EQ_STR(reclaim_file(SSH), "");
+	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK(r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
+	CHECK(!r->k.demotion_warned);
+	CHECK_EQ_U64(ps->calls, 2);
+	CHECK_EQ_U64(ps->tried_bytes, 276824064);
+	CHECK_EQ_U64(ps->succeeded_bytes, 4 * MIB);
+	CHECK_EQ_U64(ps->failed_bytes, 276824064 - 4 * MIB);
+	CHECK_EQ_U64(r->stats.matrix[0][1], 4 * MIB);
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_DAMOS_MIGRATE_COLD].calls, 0);
+	/* The backend is not running: no DAMOS spec was planned. */
+	CHECK(r->damon.spec == NULL);
+	/* db is counted over its tier-0 max for its first tick. */
+	CHECK_EQ_INT(r->k.nr_over, 1);
+	if (r->k.nr_over == 1) {
+		CHECK_EQ_U64(r->k.over[0].cgroup_id, r->obs[0].id);
+		CHECK_EQ_U64(r->k.over[0].over_bytes, DB_OVER);
+		CHECK_EQ_INT(r->k.over[0].ticks, 1);
+	}
+
+	/* demotion_enabled already true: set once, not written again. */
+	reset_reclaim_files();
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK_EQ_U64(ps->calls, 4);
+	CHECK_EQ_INT(tierd_ksettings_restore(&r->ks, err, sizeof(err)), 0);
+	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK(!r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
+	rig_free(r);
+}
+
+/* manage_demotion false: demotion_enabled is left alone, and while it is
+ * false nothing is reclaimed (it would evict); without kernel settings
+ * neither. Once someone else turns it on, reclaim runs. */
+static void test_reclaim_demotion_not_managed(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
+	const struct tierd_path_stats *ps = &r->stats.path[TIERD_PATH_MEMORY_RECLAIM];
+
+	r->k.manage_demotion = false;
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "");
+	CHECK_EQ_STR(reclaim_file(NGINX), "");
+	CHECK_EQ_STR(get(DEMOTION), "false\n");
+	CHECK(r->k.demotion_warned);
+	CHECK_EQ_U64(ps->calls, 0);
+	CHECK_EQ_U64(ps->tried_bytes, 0);
+
+	put(DEMOTION, "true\n");
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	CHECK_EQ_STR(get(DEMOTION), "true\n");
+	CHECK(!r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].saved);
+	CHECK_EQ_U64(ps->calls, 2);
+	CHECK_EQ_U64(ps->tried_bytes, 276824064);
+	CHECK_EQ_U64(ps->succeeded_bytes, 0);
+	rig_free(r);
+
+	r = rig_new(TIERD_DAMON_ABSENT);
+	r->k.ks = NULL;
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "");
+	CHECK_EQ_STR(get(DEMOTION), "false\n");
+	CHECK(r->k.demotion_warned);
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].calls, 0);
+	rig_free(r);
+}
+
+/* With DAMON running, memory.reclaim steps in only for a cgroup that
+ * stayed over its tier-0 max TIERD_RECLAIM_FALLBACK_TICKS ticks without
+ * getting closer; a degraded DAMON is no DAMON. */
+static void test_reclaim_fallback_ticks(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
+
+	rig_backend(r);
+	for (uint32_t tick = 1; tick < TIERD_RECLAIM_FALLBACK_TICKS; tick++) {
+		apply(r);
+		CHECK_EQ_STR(reclaim_file(DB), "");
+		CHECK_EQ_INT(r->k.nr_over, 1);
+		CHECK_EQ_INT(r->k.over[0].ticks, tick);
+	}
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	/* nginx has an over-max action but is not over: DAMOS's job. */
+	CHECK_EQ_STR(reclaim_file(NGINX), "");
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].calls, 1);
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].tried_bytes, DB_OVER);
+
+	/* Getting closer starts the count again; staying as far goes on. */
+	reset_reclaim_files();
+	r->standings[0].tiers[0].over_bytes = DB_OVER / 2;
+	apply(r);
+	CHECK_EQ_INT(r->k.over[0].ticks, 0);
+	CHECK_EQ_STR(reclaim_file(DB), "");
+	for (uint32_t tick = 1; tick < TIERD_RECLAIM_FALLBACK_TICKS; tick++) {
+		apply(r);
+		CHECK_EQ_INT(r->k.over[0].ticks, tick);
+		CHECK_EQ_STR(reclaim_file(DB), "");
+	}
+	apply(r);
+	CHECK_EQ_INT(r->k.over[0].ticks, TIERD_RECLAIM_FALLBACK_TICKS);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+
+	/* Back under its max: forgotten. */
+	r->standings[0].tiers[0].over_bytes = 0;
+	apply(r);
+	CHECK_EQ_INT(r->k.nr_over, 0);
+	rig_free(r);
+
+	r = rig_new(TIERD_DAMON_DEGRADED);
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	rig_free(r);
+}
+
+static bool overlaps(const struct tierd_damon_scheme_spec *a,
+		     const struct tierd_damon_scheme_spec *b)
+{
+	return a->addr_start < b->addr_end && b->addr_start < a->addr_end;
+}
+
+/* The plan becomes DAMOS schemes in the backend's spec: db's budget
+ * demotion out of tier 0 aims at its coldest regions, nginx's promotion
+ * at its range. db's 256M go 192M to tier 3 and 64M to tier 2: the two
+ * actions must aim at different pages, or the second moves nothing (the
+ * first scheme has moved its pages by the time the second applies). */
+static void test_damos_from_plan(void)
+{
+	static const struct tierd_region db_regions[] = {
+		{ .start = 256 * MIB, .end = 320 * MIB, .tier = 0, .nr_accesses = 0, .age = 5 },
+		{ .start = 512 * MIB, .end = 768 * MIB, .tier = 0, .nr_accesses = 2, .age = 1 },
+	};
+	struct tierd_hotness db_hot = { .nr_regions = TIERD_ARRAY_SIZE(db_regions),
+					.regions = db_regions };
+	const struct tierd_damon_ctx_spec *c0, *c2;
+	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
+	uint64_t to3 = 0, to2 = 0;
+
+	rig_backend(r);
+	r->cg[0].hot = &db_hot;
+	r->actions[0] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 3, 192 * MIB);
+	r->actions[1] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 2, 64 * MIB);
+	r->actions[2] = (struct tierd_action){
+		.kind = TIERD_ACTION_MIGRATE, .reason = TIERD_REASON_TARGETED_PROMOTION,
+		.cgroup = 1, .from_tier = 2, .to_tier = 0,
+		.start = 2 * GIB + 16 * MIB, .end = 2 * GIB + 32 * MIB, .bytes = 16 * MIB };
+	r->plan.nr_actions = 3;
+	apply(r);
+	c0 = &r->damon.spec->contexts[0];
+	c2 = &r->damon.spec->contexts[2];
+	CHECK_EQ_INT(r->damon.spec->nr_contexts, 4);
+	CHECK_EQ_INT(c0->nr_schemes, 4);
+	CHECK_EQ_INT(r->damon.spec->contexts[1].nr_schemes, 1);
+	CHECK_EQ_INT(c2->nr_schemes, 2);
+	CHECK_EQ_INT(r->damon.spec->contexts[3].nr_schemes, 1);
+	CHECK_EQ_U64(c0->aggr_us, TIERD_DAMON_AGGR_US);
+	/* 192M to node 3: the unaccessed region, then the rest. */
+	CHECK_EQ_INT(c0->schemes[1].action, TIERD_DAMON_ACTION_MIGRATE_COLD);
+	CHECK_EQ_INT(c0->schemes[1].target_nid, 3);
+	CHECK_EQ_STR(c0->schemes[1].memcg_path, DB);
+	CHECK_EQ_U64(c0->schemes[1].addr_start, 256 * MIB);
+	CHECK_EQ_U64(c0->schemes[1].addr_end, 320 * MIB);
+	CHECK_EQ_U64(c0->schemes[1].nr_accesses_max, 0);
+	CHECK_EQ_INT(c0->schemes[2].target_nid, 3);
+	CHECK_EQ_U64(c0->schemes[2].addr_start, 512 * MIB);
+	CHECK_EQ_U64(c0->schemes[2].addr_end, 640 * MIB);
+	CHECK_EQ_U64(c0->schemes[2].nr_accesses_max, 2);
+	/* 64M to node 2, from what the first action left. */
+	CHECK_EQ_INT(c0->schemes[3].target_nid, 2);
+	CHECK_EQ_STR(c0->schemes[3].memcg_path, DB);
+	CHECK(!overlaps(&c0->schemes[3], &c0->schemes[1]));
+	CHECK(!overlaps(&c0->schemes[3], &c0->schemes[2]));
+	CHECK_EQ_U64(c0->schemes[3].addr_start, 640 * MIB);
+	CHECK_EQ_U64(c0->schemes[3].addr_end, 704 * MIB);
+	for (size_t s = 1; s < c0->nr_schemes; s++) {
+		uint64_t bytes = c0->schemes[s].addr_end - c0->schemes[s].addr_start;
+
+		if (c0->schemes[s].target_nid == 3)
+			to3 += bytes;
+		else
+			to2 += bytes;
+	}
+	CHECK_EQ_U64(to3, 192 * MIB);
+	CHECK_EQ_U64(to2, 64 * MIB);
+	/* nginx's promotion, nothing known of its accesses. */
+	CHECK_EQ_INT(c2->schemes[1].action, TIERD_DAMON_ACTION_MIGRATE_HOT);
+	CHECK_EQ_INT(c2->schemes[1].target_nid, 0);
+	CHECK_EQ_STR(c2->schemes[1].memcg_path, NGINX);
+	CHECK_EQ_U64(c2->schemes[1].addr_start, 2 * GIB + 16 * MIB);
+	CHECK_EQ_U64(c2->schemes[1].addr_end, 2 * GIB + 32 * MIB);
+	CHECK_EQ_U64(c2->schemes[1].nr_accesses_min, 0);
+
+	CHECK_EQ_INT(r->damon.batch->nr_slots, 4);
+	CHECK_EQ_U64(r->damon.slot_cgroup_id[0], r->obs[0].id);
+	CHECK_EQ_U64(r->damon.slot_cgroup_id[2], r->obs[0].id);
+	CHECK_EQ_U64(r->damon.slot_cgroup_id[3], r->obs[1].id);
+	CHECK_EQ_U64(r->damon.batch->slots[3].planned_bytes, 16 * MIB);
+	/* Not over for three ticks yet: no memory.reclaim. */
+	CHECK_EQ_STR(reclaim_file(DB), "");
+	rig_free(r);
+}
+
+/* Owners of PFNs 0-47 (see test_hotness_build). */
+#define INO_A 1001
+#define INO_B 2002
+#define INO_OTHER 3003
+#define NR_PFNS 48
+#define MAX_ACC 20
+#define AGGR_US 100000
+
+static void write_owners(const char *dir)
+{
+	uint64_t owner[NR_PFNS] = { 0 };
+	char path[TIERD_FILE_PATH_MAX];
+	FILE *f;
+
+	for (size_t p = 0; p < NR_PFNS; p++)
+		owner[p] = p < 4 ? INO_B : p < 8 ? INO_A : p < 16 ? INO_B : p < 32 ? INO_A :
+			   p < 36 ? INO_A : p < 38 ? INO_B : p == 38 ? 0 : p < 44 ? INO_A :
+			   INO_OTHER;
+	snprintf(path, sizeof(path), "%s/proc", dir);
+	mkdirs(path);
+	snprintf(path, sizeof(path), "%s/proc/kpagecgroup", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(owner, sizeof(owner[0]), NR_PFNS, f) != NR_PFNS)
+		abort();
+	fclose(f);
+}
+
+static void check_region(const struct tierd_region *g, uint64_t start, uint64_t end, int tier,
+			 uint32_t nr_accesses, uint32_t age)
+{
+	CHECK_EQ_U64(g->start, start);
+	CHECK_EQ_U64(g->end, end);
+	CHECK_EQ_INT(g->tier, tier);
+	CHECK_EQ_U64(g->nr_accesses, nr_accesses);
+	CHECK_EQ_U64(g->max_accesses, MAX_ACC);
+	CHECK_EQ_U64(g->age, age);
+	CHECK_EQ_U64(g->aggr_usec, AGGR_US);
+}
+
+/* Tier 0 is PFNs 32-47 (regions 32-39 and 40-47), tier 1 PFNs 0-15 (one
+ * region); PFNs 16-31 are a hole, owned or not. Cgroup 0 is B, 1 is A.
+ * Owners: 0-3 B, 4-7 A, 8-15 B, 16-31 A, 32-35 A, 36-37 B, 38 none,
+ * 39-43 A, 44-47 someone unmanaged. */
+static void test_hotness_build(void)
+{
+	struct tierd_region t0[] = {
+		{ .start = P(32), .end = P(40), .tier = 0, .nr_accesses = 3,
+		  .max_accesses = MAX_ACC, .age = 2, .aggr_usec = AGGR_US },
+		{ .start = P(40), .end = P(48), .tier = 0, .nr_accesses = 0,
+		  .max_accesses = MAX_ACC, .age = 9, .aggr_usec = AGGR_US },
+	};
+	struct tierd_region t1[] = {
+		{ .start = P(0), .end = P(16), .tier = 1, .nr_accesses = 1,
+		  .max_accesses = MAX_ACC, .age = 4, .aggr_usec = AGGR_US },
+	};
+	struct tierd_damon_backend b = { 0 };
+	struct tierd_cgroup_obs obs[3] = { { .id = INO_B }, { .id = INO_A }, { .id = INO_OTHER } };
+	struct tierd_hotness_set set = { 0 };
+	struct tierd_kpagecgroup kc;
+	char dir[ROOT_MAX + sizeof("/h")], err[ERR_MAX] = "", want[ERR_MAX];
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/h", root);
+	write_owners(dir);
+	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, err, sizeof(err)), 0);
+	b.state.damon = TIERD_DAMON_RUNNING;
+	b.layout.nr_tiers = 2;
+	b.layout.tiers[0].nr_ranges = 1;
+	b.layout.tiers[0].ranges[0] = (struct tierd_damon_region){ P(32), P(48) };
+	b.layout.tiers[1].nr_ranges = 1;
+	b.layout.tiers[1].ranges[0] = (struct tierd_damon_region){ P(0), P(16) };
+	b.regions[0] = t0;
+	b.nr_regions[0] = TIERD_ARRAY_SIZE(t0);
+	b.regions[1] = t1;
+	b.nr_regions[1] = TIERD_ARRAY_SIZE(t1);
+
+	r = tierd_hotness_build(&b, &kc, obs, 2, &set, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+	CHECK_EQ_INT(set.nr, 2);
+	/* B: its runs of each region, sorted over both tiers. */
+	CHECK_EQ_INT(set.hot[0].nr_regions, 3);
+	CHECK_EQ_U64(set.out[0].pages, 14);
+	if (set.hot[0].nr_regions == 3) {
+		CHECK(set.hot[0].regions == set.out[0].regions);
+		check_region(&set.hot[0].regions[0], P(0), P(4), 1, 1, 4);
+		check_region(&set.hot[0].regions[1], P(8), P(16), 1, 1, 4);
+		check_region(&set.hot[0].regions[2], P(36), P(38), 0, 3, 2);
+	}
+	/* A: runs end at DAMON region boundaries (39-43 is two runs). */
+	CHECK_EQ_INT(set.hot[1].nr_regions, 4);
+	CHECK_EQ_U64(set.out[1].pages, 13);
+	if (set.hot[1].nr_regions == 4) {
+		check_region(&set.hot[1].regions[0], P(4), P(8), 1, 1, 4);
+		check_region(&set.hot[1].regions[1], P(32), P(36), 0, 3, 2);
+		check_region(&set.hot[1].regions[2], P(39), P(40), 0, 3, 2);
+		check_region(&set.hot[1].regions[3], P(40), P(44), 0, 0, 9);
+	}
+
+	/* A third cgroup: the set grows, the others are rebuilt alike. */
+	r = tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	CHECK_EQ_INT(set.nr, 3);
+	CHECK_EQ_INT(set.hot[0].nr_regions, 3);
+	CHECK_EQ_INT(set.hot[1].nr_regions, 4);
+	CHECK_EQ_INT(set.hot[2].nr_regions, 1);
+	CHECK_EQ_U64(set.out[2].pages, 4);
+	if (set.hot[2].nr_regions == 1)
+		check_region(&set.hot[2].regions[0], P(44), P(48), 0, 0, 9);
+
+	/* No page owners, or DAMON not running: no regions. */
+	CHECK_EQ_INT(tierd_hotness_build(&b, NULL, obs, 3, &set, err, sizeof(err)), 0);
+	for (size_t c = 0; c < 3; c++) {
+		CHECK_EQ_INT(set.hot[c].nr_regions, 0);
+		CHECK_EQ_U64(set.out[c].pages, 0);
+	}
+	b.state.damon = TIERD_DAMON_DEGRADED;
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err)), 0);
+	CHECK_EQ_INT(set.hot[1].nr_regions, 0);
+
+	/* A failed read names the file and the PFNs. */
+	b.state.damon = TIERD_DAMON_RUNNING;
+	tierd_kpagecgroup_close(&kc);
+	kc.fd = -1;
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err)), -EBADF);
+	snprintf(want, sizeof(want), "%s/proc/kpagecgroup: reading PFNs 32-47: %s", dir,
+		 strerror(EBADF));
+	CHECK_EQ_STR(err, want);
+	tierd_hotness_set_free(&set);
+	CHECK(set.out == NULL && set.nr == 0);
+}
+
+int main(void)
+{
+	snprintf(root, sizeof(root), "/tmp/tierd-actuator-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_reclaim_without_damon();
+	test_reclaim_demotion_not_managed();
+	test_reclaim_fallback_ticks();
+	test_damos_from_plan();
+	test_hotness_build();
+	run("rm -rf '%s'", root);
+	return tierd_test_finish();
+}
