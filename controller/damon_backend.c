@@ -101,7 +101,10 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 	memset(b, 0, sizeof(*b));
 	snprintf(b->root, sizeof(b->root), "%s", root ? root : "/");
 	r = tierd_damon_probe(root, &b->features, err, sizeof(err));
-	if (r < 0 || !b->features.present || !b->features.op_paddr || !b->features.target_nid) {
+	/* Beside someone else's kdamond without schemes the per-scheme files
+	 * cannot be looked at (probed false): starting tells then (-EBUSY). */
+	if (r < 0 || !b->features.present || !b->features.op_paddr ||
+	    (b->features.probed && !b->features.target_nid)) {
 		if (r == 0)
 			snprintf(err, sizeof(err), "%s",
 				 !b->features.present ? "the kernel has no DAMON sysfs interface (CONFIG_DAMON_SYSFS)"
