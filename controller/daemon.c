@@ -277,7 +277,7 @@ static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const 
 	tierd_log_fields(&d->log, level, fields, n, "%s", msg);
 }
 
-/* "; plan: demote 320.0M to tiers 1, 2" for the budget demotions of cgroup
+/* "; plan: demote 320.0M to tiers 3, 2" for the budget demotions of cgroup
  * c from tier t; false when there are none. */
 static bool describe_budget_plan(const struct tierd_report *rep, size_t c, size_t t, char *buf,
 				 size_t size)

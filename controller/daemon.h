@@ -84,7 +84,8 @@ struct tierd_daemon {
 /* Loads configuration, topology, cgroup root and policies. Logs why it
  * fails. Returns 0 or -errno. */
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts);
-/* One tick: observe, plan, act (dry run), log changes, export. */
+/* One tick: collect what DAMON saw and did, observe, attribute, plan, log
+ * changes, act (or record with --dry-run), export. */
 int tierd_daemon_tick(struct tierd_daemon *d);
 /* Reloads tierd.json and the policies; keeps the old ones unless all of the
  * new ones validate. Returns 0 or the refusal's -errno. */

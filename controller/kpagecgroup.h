@@ -21,7 +21,7 @@ struct tierd_kpagecgroup {
 };
 
 /* Opens root's /proc/kpagecgroup (see tierd_root_path). Returns 0, -ENOENT
- * when the kernel has none (the caller falls back to per-cgroup totals),
+ * when the kernel has none (the caller then has no per-cgroup regions),
  * -EACCES/-EPERM without CAP_SYS_ADMIN, or another -errno; err says which
  * file and why. */
 int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char *err,

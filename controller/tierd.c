@@ -11,14 +11,14 @@
 
 static const char help_text[] =
 	"Usage: tierd [OPTIONS]\n"
-	"Cgroup-aware memory tiering controller (observe mode in this release).\n\n"
+	"Cgroup-aware memory tiering controller.\n\n"
 	"  --config FILE         global configuration (default " TIERD_DEFAULT_CONFIG_FILE ")\n"
 	"  --policy-dir DIR      policy directory (default from the configuration)\n"
 	"  --metrics-file FILE   Prometheus textfile to write each tick\n"
 	"  --state-file FILE     state file read by tierctl status\n"
 	"  --root DIR            read /sys and /proc below DIR (fixture trees)\n"
 	"  --once                run one tick, print the table, exit\n"
-	"  --dry-run             record planned actions instead of carrying them out\n"
+	"  --dry-run             write nothing to the kernel (no kdamonds, settings or\n                        migrations); record the plan\n"
 	"  --log-target=T        auto, journal or stderr\n"
 	"  --log-level=L         err, warning, notice, info or debug\n"
 	"  -h, --help            this text\n"
