@@ -9,12 +9,10 @@
  * The DAMON backend is built by hand without kdamonds: apply plans its
  * spec but has no kdamond to commit to. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../controller/actuator_kernel.h"
@@ -23,12 +21,13 @@
 #include "../controller/topology_read.h"
 #include "../policy/util.h"
 #include "check.h"
+#include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 #define ERR_MAX 1024
-#define ROOT_MAX 64 /* "/tmp/tierd-actuator-XXXXXX" */
 #define FIXTURE "tests/fixtures/four-tier" /* tests run from the repository root */
+#define MACHINE "/m" /* the fixture's copy under root, the machine tierd acts on */
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)
 #define P(n) ((uint64_t)(n) * TIERD_PAGE_BYTES)
@@ -46,69 +45,14 @@ TIERD_TEST_MAIN_COUNTS;
  * after the hole at 3 GiB (memory32). */
 #define NODE3_START (4 * GIB)
 
-static char root[ROOT_MAX];
-
-static void mkdirs(const char *path)
-{
-	char tmp[TIERD_FILE_PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0700);
-			*p = '/';
-		}
-	mkdir(tmp, 0700);
-}
-
-static void run(const char *fmt, const char *arg)
-{
-	char cmd[TIERD_FILE_PATH_MAX];
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	if (system(cmd) != 0)
-		abort();
-}
-
-/* root/m + path (absolute on the machine) holding text. */
-static void put(const char *path, const char *text)
-{
-	char full[TIERD_FILE_PATH_MAX];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s/m%s", root, path);
-	f = fopen(full, "w");
-	if (!f) {
-		perror(full);
-		abort();
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The contents of root/m + path, or "(missing)". */
-static const char *get(const char *path)
-{
-	static char text[TIERD_FILE_PATH_MAX];
-	char full[TIERD_FILE_PATH_MAX];
-	struct tierd_buf b = { 0 };
-
-	snprintf(full, sizeof(full), "%s/m%s", root, path);
-	if (tierd_read_at(AT_FDCWD, full, &b) < 0)
-		snprintf(text, sizeof(text), "(missing)");
-	else
-		snprintf(text, sizeof(text), "%s", b.data);
-	tierd_buf_free(&b);
-	return text;
-}
+static char root[TMPTREE_DIR_MAX];
 
 static const char *reclaim_file(const char *cgroup)
 {
 	static char path[TIERD_FILE_PATH_MAX];
 
-	snprintf(path, sizeof(path), CGROUP_FS "%s/memory.reclaim", cgroup);
-	return get(path);
+	snprintf(path, sizeof(path), MACHINE CGROUP_FS "%s/memory.reclaim", cgroup);
+	return tmptree_get(root, path);
 }
 
 static void reset_reclaim_files(void)
@@ -117,8 +61,8 @@ static void reset_reclaim_files(void)
 	char path[TIERD_FILE_PATH_MAX];
 
 	for (size_t c = 0; c < NR_CG; c++) {
-		snprintf(path, sizeof(path), CGROUP_FS "%s/memory.reclaim", cgroups[c]);
-		put(path, "");
+		snprintf(path, sizeof(path), MACHINE CGROUP_FS "%s/memory.reclaim", cgroups[c]);
+		tmptree_put(root, path, "");
 	}
 }
 
@@ -171,14 +115,16 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	static const char *const cgroups[NR_CG] = { DB, NGINX, SSH };
 	struct tierd_config cfg;
 	struct tierd_buf buf = { 0 };
-	char err[ERR_MAX] = "";
+	char err[ERR_MAX] = "", cmd[TIERD_FILE_PATH_MAX];
 	struct rig *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		abort();
-	run("rm -rf '%s/m'", root);
-	snprintf(r->machine, sizeof(r->machine), "%s/m", root);
-	run("cp -r " FIXTURE " '%s/m'", root);
+	tmptree_rm(root, MACHINE);
+	tmptree_join(r->machine, sizeof(r->machine), root, MACHINE);
+	snprintf(cmd, sizeof(cmd), "cp -r " FIXTURE " '%s" MACHINE "'", root);
+	if (system(cmd) != 0)
+		abort();
 	reset_reclaim_files();
 	tierd_config_defaults(&cfg);
 	if (tierd_topology_read(r->machine, &cfg, &r->topo, err, sizeof(err)) < 0 ||
@@ -271,7 +217,7 @@ static void test_reclaim_without_damon(void)
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
 	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
 	CHECK_EQ_STR(reclaim_file(SSH), "");
-	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "true");
 	CHECK(r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
 	CHECK(!r->k.demotion_warned);
 	CHECK_EQ_U64(ps->calls, 2);
@@ -294,10 +240,10 @@ static void test_reclaim_without_damon(void)
 	reset_reclaim_files();
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
-	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "true");
 	CHECK_EQ_U64(ps->calls, 4);
 	CHECK_EQ_INT(tierd_ksettings_restore(&r->ks, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "false");
 	CHECK(!r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
 	rig_free(r);
 }
@@ -314,16 +260,16 @@ static void test_reclaim_demotion_not_managed(void)
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "");
 	CHECK_EQ_STR(reclaim_file(NGINX), "");
-	CHECK_EQ_STR(get(DEMOTION), "false\n");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "false\n");
 	CHECK(r->k.demotion_warned);
 	CHECK_EQ_U64(ps->calls, 0);
 	CHECK_EQ_U64(ps->tried_bytes, 0);
 
-	put(DEMOTION, "true\n");
+	tmptree_put(root, MACHINE DEMOTION, "true\n");
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
 	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
-	CHECK_EQ_STR(get(DEMOTION), "true\n");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "true\n");
 	CHECK(!r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].saved);
 	CHECK_EQ_U64(ps->calls, 2);
 	CHECK_EQ_U64(ps->tried_bytes, 276824064);
@@ -334,7 +280,7 @@ static void test_reclaim_demotion_not_managed(void)
 	r->k.ks = NULL;
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "");
-	CHECK_EQ_STR(get(DEMOTION), "false\n");
+	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "false\n");
 	CHECK(r->k.demotion_warned);
 	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].calls, 0);
 	rig_free(r);
@@ -494,8 +440,7 @@ static void write_owners(const char *dir)
 		owner[p] = p < 4 ? INO_B : p < 8 ? INO_A : p < 16 ? INO_B : p < 32 ? INO_A :
 			   p < 36 ? INO_A : p < 38 ? INO_B : p == 38 ? 0 : p < 44 ? INO_A :
 			   INO_OTHER;
-	snprintf(path, sizeof(path), "%s/proc", dir);
-	mkdirs(path);
+	tmptree_mkdirs(dir, "/proc");
 	snprintf(path, sizeof(path), "%s/proc/kpagecgroup", dir);
 	f = fopen(path, "w");
 	if (!f || fwrite(owner, sizeof(owner[0]), NR_PFNS, f) != NR_PFNS)
@@ -535,7 +480,7 @@ static void test_hotness_build(void)
 	struct tierd_cgroup_obs obs[3] = { { .id = INO_B }, { .id = INO_A }, { .id = INO_OTHER } };
 	struct tierd_hotness_set set = { 0 };
 	struct tierd_kpagecgroup kc;
-	char dir[ROOT_MAX + sizeof("/h")], err[ERR_MAX] = "", want[ERR_MAX];
+	char dir[TMPTREE_DIR_MAX + sizeof("/h")], err[ERR_MAX] = "", want[ERR_MAX];
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/h", root);
@@ -611,16 +556,13 @@ static void test_hotness_build(void)
 
 int main(void)
 {
-	snprintf(root, sizeof(root), "/tmp/tierd-actuator-XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tmptree_make(root, sizeof(root), "actuator") < 0)
 		return 1;
-	}
 	test_reclaim_without_damon();
 	test_reclaim_demotion_not_managed();
 	test_reclaim_fallback_ticks();
 	test_damos_from_plan();
 	test_hotness_build();
-	run("rm -rf '%s'", root);
+	tmptree_rm(root, "");
 	return tierd_test_finish();
 }

@@ -10,18 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../controller/kpagecgroup.h"
 #include "../controller/physmem.h"
 #include "../policy/attribution.h"
 #include "check.h"
+#include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 #define ERR_MAX 1024
-#define ROOT_MAX 64                     /* "/tmp/tierd-attribution-XXXXXX" */
 #define FIXTURE "tests/fixtures/four-tier" /* tests run from the repository root */
 #define GIB (1024ull * 1024 * 1024)
 #define BLOCK_BYTES 0x8000000ull        /* 128 MiB, as in the fixtures and the VM */
@@ -36,7 +35,7 @@ TIERD_TEST_MAIN_COUNTS;
 #define NR_OUT 2
 #define KPC_ENTRIES 300000 /* a 2.3 MiB file: the read goes beyond one page */
 
-static char root[ROOT_MAX];
+static char root[TMPTREE_DIR_MAX];
 
 static const struct tierd_attr_cgroup cgmap[] = {
 	{ .ino = INO_A, .index = 0 },
@@ -44,68 +43,27 @@ static const struct tierd_attr_cgroup cgmap[] = {
 	{ .ino = INO_B_CHILD, .index = 1 },
 };
 
-static void mkdirs(const char *path)
-{
-	char tmp[TIERD_FILE_PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0700);
-			*p = '/';
-		}
-	mkdir(tmp, 0700);
-}
-
-static void run(const char *fmt, const char *arg)
-{
-	char cmd[TIERD_FILE_PATH_MAX];
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	if (system(cmd) != 0)
-		abort();
-}
-
-/* Creates root + path (an absolute kernel path) holding text. */
-static void put(const char *path, const char *text)
-{
-	char full[TIERD_FILE_PATH_MAX];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	*strrchr(full, '/') = '\0';
-	mkdirs(full);
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	f = fopen(full, "w");
-	if (!f) {
-		perror(full);
-		abort();
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Memory block id of node nid: memory/memoryID (with an online file holding
  * online unless that is NULL) and nodeN/memoryID, a symlink to it as on a
  * real system or, with as_dir, a plain directory as in the fixtures. */
 static void block(int nid, unsigned id, const char *online, bool as_dir)
 {
-	char path[TIERD_FILE_PATH_MAX], target[TIERD_FILE_PATH_MAX];
+	char rel[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX], target[TIERD_FILE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s" TIERD_PHYSMEM_BLOCK_DIR "/memory%u", root, id);
-	mkdirs(path);
+	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_BLOCK_DIR "/memory%u", id);
+	tmptree_mkdirs(root, rel);
 	if (online) {
-		snprintf(path, sizeof(path), TIERD_PHYSMEM_BLOCK_DIR "/memory%u/online", id);
-		put(path, online);
+		snprintf(rel, sizeof(rel), TIERD_PHYSMEM_BLOCK_DIR "/memory%u/online", id);
+		tmptree_put(root, rel, online);
 	}
-	snprintf(path, sizeof(path), "%s" TIERD_PHYSMEM_NODE_DIR "/node%d", root, nid);
-	mkdirs(path);
-	snprintf(path, sizeof(path), "%s" TIERD_PHYSMEM_NODE_DIR "/node%d/memory%u", root, nid, id);
+	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_NODE_DIR "/node%d", nid);
+	tmptree_mkdirs(root, rel);
+	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_NODE_DIR "/node%d/memory%u", nid, id);
 	if (as_dir) {
-		mkdirs(path);
+		tmptree_mkdirs(root, rel);
 		return;
 	}
+	tmptree_join(path, sizeof(path), root, rel);
 	snprintf(target, sizeof(target), "../../memory/memory%u", id);
 	if (symlink(target, path) != 0) {
 		perror(path);
@@ -116,17 +74,17 @@ static void block(int nid, unsigned id, const char *online, bool as_dir)
 /* A directory named name (none: the node's own) in node nid's directory. */
 static void node_dir(int nid, const char *name)
 {
-	char path[TIERD_FILE_PATH_MAX];
+	char rel[TIERD_FILE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s" TIERD_PHYSMEM_NODE_DIR "/node%d/%s", root, nid, name);
-	mkdirs(path);
+	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_NODE_DIR "/node%d/%s", nid, name);
+	tmptree_mkdirs(root, rel);
 }
 
 /* An empty tree with block_size_bytes = bs. */
 static void fresh_tree(const char *bs)
 {
-	run("rm -rf '%s'/sys", root);
-	put(TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", bs);
+	tmptree_rm(root, "/sys");
+	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", bs);
 }
 
 static void check_ranges(const struct tierd_phys_range *got, size_t nr,
@@ -190,7 +148,7 @@ static void test_physmem_trees(void)
 	node_dir(0, "memory");
 	node_dir(0, "memory12x");
 	/* A regular file with a block's name is not a block. */
-	put(TIERD_PHYSMEM_NODE_DIR "/node0/memory30", "");
+	tmptree_put(root, TIERD_PHYSMEM_NODE_DIR "/node0/memory30", "");
 	{
 		static const uint64_t want[][2] = {
 			{ 0, 3 * BLOCK_BYTES },
@@ -213,7 +171,7 @@ static void test_physmem_trees(void)
 	CHECK_EQ_STR(err, want_err);
 
 	/* Block 10 goes offline: 9 and 11 stay apart. */
-	put(TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "0\n");
+	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "0\n");
 	{
 		static const uint64_t want[][2] = {
 			{ 0, 3 * BLOCK_BYTES },
@@ -227,7 +185,7 @@ static void test_physmem_trees(void)
 			     0);
 		check_ranges(out, nr, want, 4, "offline block");
 	}
-	put(TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "online\n");
+	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "online\n");
 	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr, err, sizeof(err)),
 		     -EINVAL);
 	CHECK(strstr(err, "/sys/devices/system/memory/memory10/online: expected \"0\" or \"1\", got \"online\"") !=
@@ -246,7 +204,7 @@ static void test_physmem_trees(void)
 	nr = RANGES_MAX;
 	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 2, out, RANGES_MAX, &nr, err, sizeof(err)), 0);
 	CHECK_EQ_INT(nr, 0);
-	put(TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", "80000000\n");
+	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", "80000000\n");
 	{
 		static const uint64_t want[][2] = { { 3 * 2 * GIB, 4 * 2 * GIB } };
 
@@ -262,7 +220,7 @@ static void test_physmem_trees(void)
 						   "800\n", "10000000000000000\n" };
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			put(TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", bad[i]);
+			tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", bad[i]);
 			snprintf(want_err, sizeof(want_err),
 				 "%s/sys/devices/system/memory/block_size_bytes: expected the memory block size in hex without 0x, a multiple of the 4096-byte page (e.g. \"8000000\"), got \"%.*s\"",
 				 root, (int)strcspn(bad[i], "\n"), bad[i]);
@@ -272,7 +230,7 @@ static void test_physmem_trees(void)
 			CHECK_EQ_STR(err, want_err);
 		}
 	}
-	run("rm -f '%s'/sys/devices/system/memory/block_size_bytes", root);
+	tmptree_rm(root, "/sys/devices/system/memory/block_size_bytes");
 	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, err, sizeof(err)),
 		     -ENOENT);
 	CHECK(strstr(err, "block_size_bytes: No such file or directory") != NULL);
@@ -297,8 +255,7 @@ static void test_kpagecgroup(void)
 		abort();
 	for (size_t i = 0; i < KPC_ENTRIES; i++)
 		file[i] = 1000 + i * 7;
-	snprintf(path, sizeof(path), "%s/proc", root);
-	mkdirs(path);
+	tmptree_mkdirs(root, "/proc");
 	snprintf(path, sizeof(path), "%s/proc/kpagecgroup", root);
 	f = fopen(path, "w");
 	if (!f || fwrite(file, sizeof(*file), KPC_ENTRIES, f) != KPC_ENTRIES)
@@ -557,11 +514,8 @@ int main(void)
 {
 	struct tierd_attr_out out[NR_OUT] = { 0 };
 
-	snprintf(root, sizeof(root), "/tmp/tierd-attribution-XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tmptree_make(root, sizeof(root), "attribution") < 0)
 		return 1;
-	}
 	test_physmem_fixture();
 	test_physmem_trees();
 	test_kpagecgroup();
@@ -572,6 +526,6 @@ int main(void)
 	tierd_attr_out_free(out, NR_OUT);
 	CHECK(out[0].regions == NULL && out[0].cap == 0);
 	test_stride();
-	run("rm -rf '%s'", root);
+	tmptree_rm(root, "");
 	return tierd_test_finish();
 }

@@ -4,17 +4,14 @@
  * kernel would have after tierd's nr_* writes, and a state file simply holds
  * the last command written (after "on" it reads "on", as the kernel's does). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../controller/damon.h"
-#include "../controller/fsread.h"
 #include "check.h"
+#include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
@@ -29,61 +26,12 @@ TIERD_TEST_MAIN_COUNTS;
 
 static char admin[ADMIN_MAX];
 
-static void mkdirs(const char *path)
-{
-	char tmp[TIERD_FILE_PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0700);
-			*p = '/';
-		}
-	mkdir(tmp, 0700);
-}
-
-/* Creates admin/REL (and its parents) holding text. */
-static void put(const char *rel, const char *text)
-{
-	char path[TIERD_FILE_PATH_MAX], dir[TIERD_FILE_PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", admin, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	mkdirs(dir);
-	f = fopen(path, "w");
-	if (!f) {
-		perror(path);
-		abort();
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The contents of admin/REL, or "(missing)". */
-static const char *get(const char *rel)
-{
-	static char text[TIERD_FILE_PATH_MAX];
-	char path[TIERD_FILE_PATH_MAX];
-	struct tierd_buf b = { 0 };
-
-	snprintf(path, sizeof(path), "%s/%s", admin, rel);
-	if (tierd_read_at(AT_FDCWD, path, &b) < 0)
-		snprintf(text, sizeof(text), "(missing)");
-	else
-		snprintf(text, sizeof(text), "%s", b.data);
-	tierd_buf_free(&b);
-	return text;
-}
-
 static void putf(const char *fmt, size_t a, size_t b, const char *text)
 {
 	char rel[REL_MAX];
 
 	snprintf(rel, sizeof(rel), fmt, a, b);
-	put(rel, text);
+	tmptree_put(admin, rel, text);
 }
 
 /* A 6.12 kdamond k as the kernel lays it out with defaults. */
@@ -124,7 +72,7 @@ static void fake_kdamond(size_t k, size_t nr_regions, size_t nr_schemes)
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/%s", k, s,
 				 files[i]);
-			put(rel, strcmp(files[i], "target_nid") == 0 ? "-1\n" : "0\n");
+			tmptree_put(admin, rel, strcmp(files[i], "target_nid") == 0 ? "-1\n" : "0\n");
 		}
 	}
 #undef C
@@ -142,7 +90,7 @@ static void fake_filters(size_t k, size_t s, size_t nr)
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/filters/%zu/%s",
 				 k, s, f, files[i]);
-			put(rel, "0\n");
+			tmptree_put(admin, rel, "0\n");
 		}
 }
 
@@ -157,19 +105,15 @@ static void fake_stats(size_t k, size_t s, uint64_t base)
 		snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/stats/%s", k, s,
 			 files[i]);
 		snprintf(v, sizeof(v), "%llu\n", (unsigned long long)(base + i + 1));
-		put(rel, v);
+		tmptree_put(admin, rel, v);
 	}
 }
 
 static void fake_tree(const char *root, const char *nr_kdamonds)
 {
-	char cmd[TIERD_FILE_PATH_MAX];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/sys", root);
-	if (system(cmd) != 0)
-		abort();
+	tmptree_rm(root, "/sys");
 	snprintf(admin, sizeof(admin), "%s%s", root, TIERD_DAMON_ADMIN);
-	put("kdamonds/nr_kdamonds", nr_kdamonds);
+	tmptree_put(admin, "kdamonds/nr_kdamonds", nr_kdamonds);
 }
 
 /* paddr over node 0 and node 3; demote /test's cold pages to node 3 under a
@@ -226,42 +170,42 @@ static void test_start_writes(const char *root)
 		fprintf(stderr, "  err: %s\n", err);
 	CHECK(d.running);
 	CHECK_EQ_INT(d.nr_kdamonds, 1);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1");
-	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/nr_contexts"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
 #define C "kdamonds/0/contexts/0/"
-	CHECK_EQ_STR(get(C "operations"), "paddr");
-	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/sample_us"), "5000");
-	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/aggr_us"), "100000");
-	CHECK_EQ_STR(get(C "monitoring_attrs/intervals/update_us"), "1000000");
-	CHECK_EQ_STR(get(C "monitoring_attrs/nr_regions/min"), "10");
-	CHECK_EQ_STR(get(C "monitoring_attrs/nr_regions/max"), "1000");
-	CHECK_EQ_STR(get(C "targets/nr_targets"), "1");
-	CHECK_EQ_STR(get(C "targets/0/regions/nr_regions"), "2");
-	CHECK_EQ_STR(get(C "targets/0/regions/0/start"), "0");
-	CHECK_EQ_STR(get(C "targets/0/regions/0/end"), "1073741824");
-	CHECK_EQ_STR(get(C "targets/0/regions/1/start"), "4294967296");
-	CHECK_EQ_STR(get(C "targets/0/regions/1/end"), "5368709120");
-	CHECK_EQ_STR(get(C "schemes/nr_schemes"), "2");
-	CHECK_EQ_STR(get(C "schemes/0/action"), "migrate_cold");
-	CHECK_EQ_STR(get(C "schemes/0/target_nid"), "3");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/sz/min"), "0");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/sz/max"), "18446744073709551615");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/nr_accesses/min"), "0");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/nr_accesses/max"), "0");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/age/min"), "5");
-	CHECK_EQ_STR(get(C "schemes/0/access_pattern/age/max"), "4294967295");
-	CHECK_EQ_STR(get(C "schemes/0/quotas/bytes"), "67108864");
-	CHECK_EQ_STR(get(C "schemes/0/quotas/reset_interval_ms"), "1000");
-	CHECK_EQ_STR(get(C "schemes/0/filters/nr_filters"), "1");
-	CHECK_EQ_STR(get(C "schemes/0/filters/0/type"), "memcg");
-	CHECK_EQ_STR(get(C "schemes/0/filters/0/memcg_path"), "/test");
-	CHECK_EQ_STR(get(C "schemes/0/filters/0/matching"), "N");
-	CHECK_EQ_STR(get(C "schemes/1/action"), "stat");
-	CHECK_EQ_STR(get(C "schemes/1/target_nid"), "-1\n"); /* not written for stat */
-	CHECK_EQ_STR(get(C "schemes/1/access_pattern/nr_accesses/max"), "4294967295");
-	CHECK_EQ_STR(get(C "schemes/1/filters/nr_filters"), "0");
-	CHECK_EQ_STR(get(C "schemes/1/filters/0/type"), "0\n"); /* untouched */
+	CHECK_EQ_STR(tmptree_get(admin, C "operations"), "paddr");
+	CHECK_EQ_STR(tmptree_get(admin, C "monitoring_attrs/intervals/sample_us"), "5000");
+	CHECK_EQ_STR(tmptree_get(admin, C "monitoring_attrs/intervals/aggr_us"), "100000");
+	CHECK_EQ_STR(tmptree_get(admin, C "monitoring_attrs/intervals/update_us"), "1000000");
+	CHECK_EQ_STR(tmptree_get(admin, C "monitoring_attrs/nr_regions/min"), "10");
+	CHECK_EQ_STR(tmptree_get(admin, C "monitoring_attrs/nr_regions/max"), "1000");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/nr_targets"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/0/regions/nr_regions"), "2");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/0/regions/0/start"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/0/regions/0/end"), "1073741824");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/0/regions/1/start"), "4294967296");
+	CHECK_EQ_STR(tmptree_get(admin, C "targets/0/regions/1/end"), "5368709120");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/nr_schemes"), "2");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/action"), "migrate_cold");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/target_nid"), "3");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/sz/min"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/sz/max"), "18446744073709551615");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/nr_accesses/min"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/nr_accesses/max"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/age/min"), "5");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/access_pattern/age/max"), "4294967295");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/quotas/bytes"), "67108864");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/quotas/reset_interval_ms"), "1000");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/nr_filters"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/type"), "memcg");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/memcg_path"), "/test");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/matching"), "N");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/1/action"), "stat");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/1/target_nid"), "-1\n"); /* not written for stat */
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/1/access_pattern/nr_accesses/max"), "4294967295");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/1/filters/nr_filters"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/1/filters/0/type"), "0\n"); /* untouched */
 
 	/* A commit that the fake "kernel" does not turn back into "on" is the
 	 * 6.12 trap: the kdamond stopped although the write succeeded. */
@@ -270,8 +214,8 @@ static void test_start_writes(const char *root)
 	r = tierd_damon_commit(&d, &spec, err, sizeof(err));
 	CHECK_EQ_INT(r, -EIO);
 	CHECK(strstr(err, "kdamonds/0/state is \"commit\" after \"commit\"") != NULL);
-	CHECK_EQ_STR(get(C "schemes/0/quotas/bytes"), "33554432");
-	CHECK_EQ_STR(get(C "schemes/0/filters/0/matching"), "N");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/quotas/bytes"), "33554432");
+	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/matching"), "N");
 
 	/* A commit with another number of contexts is refused up front. */
 	spec.nr_contexts = 2;
@@ -283,8 +227,8 @@ static void test_start_writes(const char *root)
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get("kdamonds/0/state"), "off");
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK_EQ_INT(d.nr_kdamonds, 0);
 #undef C
 }
@@ -297,20 +241,20 @@ static void test_someone_elses_kdamond(const char *root)
 
 	fake_tree(root, "1\n");
 	fake_kdamond(0, 2, 2);
-	put("kdamonds/0/state", "on\n");
+	tmptree_put(admin, "kdamonds/0/state", "on\n");
 	example_spec(&spec);
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EBUSY);
 	CHECK(strstr(err, "kdamonds/nr_kdamonds is 1") != NULL);
 	CHECK(strstr(err, "someone else") != NULL);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
-	CHECK_EQ_STR(get("kdamonds/0/state"), "on\n");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/operations"), "vaddr\n");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/nr_schemes"), "0\n");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/action"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/operations"), "vaddr\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/nr_schemes"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/action"), "0\n");
 	/* Stopping a handle that never started touches nothing either. */
 	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
-	CHECK_EQ_STR(get("kdamonds/0/state"), "on\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on\n");
 }
 
 /* A kernel without target_nid (< 6.11): the write fails with the path, and
@@ -330,7 +274,7 @@ static void test_missing_file(const char *root)
 	example_spec(&spec);
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, "schemes/0/target_nid") != NULL);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK(!d.running);
 
 	spec.nr_contexts = 0;
@@ -354,24 +298,24 @@ static void test_tried_regions(const char *root)
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), 0);
 	/* Names are not 0..n-1 and not in address order. */
 #define T "kdamonds/0/contexts/0/schemes/1/tried_regions/"
-	put(T "12/start", "8192\n");
-	put(T "12/end", "12288\n");
-	put(T "12/nr_accesses", "20\n");
-	put(T "12/age", "1\n");
-	put(T "3/start", "0\n");
-	put(T "3/end", "4096\n");
-	put(T "3/nr_accesses", "0\n");
-	put(T "3/age", "77\n");
-	put(T "7/start", "4096\n");
-	put(T "7/end", "8192\n");
-	put(T "7/nr_accesses", "9\n");
-	put(T "7/age", "4294967295\n");
+	tmptree_put(admin, T "12/start", "8192\n");
+	tmptree_put(admin, T "12/end", "12288\n");
+	tmptree_put(admin, T "12/nr_accesses", "20\n");
+	tmptree_put(admin, T "12/age", "1\n");
+	tmptree_put(admin, T "3/start", "0\n");
+	tmptree_put(admin, T "3/end", "4096\n");
+	tmptree_put(admin, T "3/nr_accesses", "0\n");
+	tmptree_put(admin, T "3/age", "77\n");
+	tmptree_put(admin, T "7/start", "4096\n");
+	tmptree_put(admin, T "7/end", "8192\n");
+	tmptree_put(admin, T "7/nr_accesses", "9\n");
+	tmptree_put(admin, T "7/age", "4294967295\n");
 #undef T
 	n = tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err));
 	CHECK_EQ_INT(n, 3);
 	if (n < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get("kdamonds/0/state"), "update_schemes_tried_regions");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "update_schemes_tried_regions");
 	if (n == 3) {
 		CHECK_EQ_U64(out[0].start, 0);
 		CHECK_EQ_U64(out[0].end, 4096);
@@ -391,7 +335,7 @@ static void test_tried_regions(const char *root)
 		     0);
 	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 1, 0, out, NR_TRIED_MAX, err, sizeof(err)),
 		     -EINVAL);
-	put("kdamonds/0/contexts/0/schemes/1/tried_regions/5/start", "oops\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/tried_regions/5/start", "oops\n");
 	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err)),
 		     -EINVAL);
 	CHECK(strstr(err, "tried_regions/5/start: not a number") != NULL);
@@ -405,9 +349,7 @@ static void test_probe(const char *root)
 
 	/* No DAMON at all. */
 	fake_tree(root, "0\n");
-	snprintf(err, sizeof(err), "rm -rf '%s'/sys", root);
-	if (system(err) != 0)
-		abort();
+	tmptree_rm(root, "/sys");
 	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
 	CHECK(!f.present);
 
@@ -422,27 +364,27 @@ static void test_probe(const char *root)
 	CHECK(!f.filter_allow);
 	CHECK(!f.dests);
 	CHECK(!f.goal_nid);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/goals/nr_goals"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/nr_contexts"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/goals/nr_goals"), "1");
 
 	/* 6.18-like files. */
-	put("kdamonds/0/contexts/0/schemes/0/filters/0/allow", "N\n");
-	put("kdamonds/0/contexts/0/schemes/0/dests/nr_dests", "0\n");
-	put("kdamonds/0/contexts/0/schemes/0/quotas/goals/0/nid", "0\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/filters/0/allow", "N\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/dests/nr_dests", "0\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/quotas/goals/0/nid", "0\n");
 	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
 	CHECK(f.filter_allow && f.dests && f.goal_nid);
 
 	/* Someone else's kdamond without schemes: read only, not probed. */
 	fake_tree(root, "1\n");
 	fake_kdamond(0, 0, 0);
-	put("kdamonds/0/contexts/0/avail_operations", "paddr\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/avail_operations", "paddr\n");
 	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
 	CHECK(f.present && f.op_paddr && !f.op_vaddr);
 	CHECK(!f.probed);
 	CHECK(!f.target_nid);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "1\n");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/nr_contexts"), "1\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/nr_contexts"), "1\n");
 }
 
 /* An addr span is written as addr filters with matching Y rejecting what
@@ -487,49 +429,49 @@ static void test_addr_filters(const char *root)
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
 #define S "kdamonds/0/contexts/0/schemes/"
-	CHECK_EQ_STR(get(S "nr_schemes"), "4");
-	CHECK_EQ_STR(get(S "0/action"), "stat");
-	CHECK_EQ_STR(get(S "0/apply_interval_us"), "0");
-	CHECK_EQ_STR(get(S "0/filters/nr_filters"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "nr_schemes"), "4");
+	CHECK_EQ_STR(tmptree_get(admin, S "0/action"), "stat");
+	CHECK_EQ_STR(tmptree_get(admin, S "0/apply_interval_us"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "0/filters/nr_filters"), "0");
 
-	CHECK_EQ_STR(get(S "1/action"), "migrate_cold");
-	CHECK_EQ_STR(get(S "1/target_nid"), "3");
-	CHECK_EQ_STR(get(S "1/apply_interval_us"), "25000");
-	CHECK_EQ_STR(get(S "1/access_pattern/nr_accesses/max"), "7");
-	CHECK_EQ_STR(get(S "1/quotas/bytes"), "0");
-	CHECK_EQ_STR(get(S "1/filters/nr_filters"), "3");
-	CHECK_EQ_STR(get(S "1/filters/0/type"), "addr");
-	CHECK_EQ_STR(get(S "1/filters/0/addr_start"), "0");
-	CHECK_EQ_STR(get(S "1/filters/0/addr_end"), "2097152");
-	CHECK_EQ_STR(get(S "1/filters/0/matching"), "Y");
-	CHECK_EQ_STR(get(S "1/filters/0/memcg_path"), "0\n");
-	CHECK_EQ_STR(get(S "1/filters/1/type"), "addr");
-	CHECK_EQ_STR(get(S "1/filters/1/addr_start"), "3145728");
-	CHECK_EQ_STR(get(S "1/filters/1/addr_end"), "18446744073709551615");
-	CHECK_EQ_STR(get(S "1/filters/1/matching"), "Y");
-	CHECK_EQ_STR(get(S "1/filters/2/type"), "memcg");
-	CHECK_EQ_STR(get(S "1/filters/2/memcg_path"), "/a");
-	CHECK_EQ_STR(get(S "1/filters/2/matching"), "N");
-	CHECK_EQ_STR(get(S "1/filters/2/addr_start"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/action"), "migrate_cold");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/target_nid"), "3");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/apply_interval_us"), "25000");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/access_pattern/nr_accesses/max"), "7");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/quotas/bytes"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/nr_filters"), "3");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/0/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/0/addr_start"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/0/addr_end"), "2097152");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/0/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/0/memcg_path"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/1/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/1/addr_start"), "3145728");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/1/addr_end"), "18446744073709551615");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/1/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/2/type"), "memcg");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/2/memcg_path"), "/a");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/2/matching"), "N");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/2/addr_start"), "0\n");
 
-	CHECK_EQ_STR(get(S "2/action"), "migrate_hot");
-	CHECK_EQ_STR(get(S "2/target_nid"), "0");
-	CHECK_EQ_STR(get(S "2/filters/nr_filters"), "2");
-	CHECK_EQ_STR(get(S "2/filters/0/type"), "addr");
-	CHECK_EQ_STR(get(S "2/filters/0/addr_start"), "1048576");
-	CHECK_EQ_STR(get(S "2/filters/0/addr_end"), "18446744073709551615");
-	CHECK_EQ_STR(get(S "2/filters/0/matching"), "Y");
-	CHECK_EQ_STR(get(S "2/filters/1/type"), "memcg");
-	CHECK_EQ_STR(get(S "2/filters/1/memcg_path"), "/b");
-	CHECK_EQ_STR(get(S "2/filters/1/matching"), "N");
-	CHECK_EQ_STR(get(S "2/filters/2/type"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/action"), "migrate_hot");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/target_nid"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/nr_filters"), "2");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/0/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/0/addr_start"), "1048576");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/0/addr_end"), "18446744073709551615");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/0/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/1/type"), "memcg");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/1/memcg_path"), "/b");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/1/matching"), "N");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/filters/2/type"), "0\n");
 
-	CHECK_EQ_STR(get(S "3/filters/nr_filters"), "1");
-	CHECK_EQ_STR(get(S "3/filters/0/type"), "addr");
-	CHECK_EQ_STR(get(S "3/filters/0/addr_start"), "0");
-	CHECK_EQ_STR(get(S "3/filters/0/addr_end"), "1048576");
-	CHECK_EQ_STR(get(S "3/filters/0/matching"), "Y");
-	CHECK_EQ_STR(get(S "3/filters/1/type"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/nr_filters"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/0/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/0/addr_start"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/0/addr_end"), "1048576");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/0/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/1/type"), "0\n");
 #undef S
 	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
 
@@ -538,7 +480,7 @@ static void test_addr_filters(const char *root)
 	spec.contexts[0].schemes[2].addr_end = 0;
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
 	CHECK_EQ_STR(err, "damon context 0 scheme 2: addr filter end <= start");
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0\n");
 }
 
 static void test_stats_and_state(const char *root)
@@ -563,7 +505,7 @@ static void test_stats_and_state(const char *root)
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get("kdamonds/0/state"), "update_schemes_stats");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "update_schemes_stats");
 	CHECK_EQ_U64(st[0].nr_tried, 11);
 	CHECK_EQ_U64(st[0].sz_tried, 12);
 	CHECK_EQ_U64(st[0].nr_applied, 13);
@@ -579,10 +521,10 @@ static void test_stats_and_state(const char *root)
 	on = true;
 	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
 	CHECK(!on);
-	put("kdamonds/0/state", "on\n");
+	tmptree_put(admin, "kdamonds/0/state", "on\n");
 	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
 	CHECK(on);
-	put("kdamonds/0/state", "off\n");
+	tmptree_put(admin, "kdamonds/0/state", "off\n");
 	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
 	CHECK(!on);
 	on = true;
@@ -599,14 +541,14 @@ static void test_stats_and_state(const char *root)
 	CHECK_EQ_INT(tierd_damon_read_stats(&d, 1, st, 1, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: kdamond 1 is not one of tierd's 1", admin);
 	CHECK_EQ_STR(err, want);
-	put("kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "lots\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "lots\n");
 	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 2, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want),
 		 "%s/kdamonds/0/contexts/0/schemes/1/stats/sz_applied: not a number: \"lots\"",
 		 admin);
 	CHECK_EQ_STR(err, want);
 	/* Scheme 2 has no stats files. */
-	put("kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "24\n");
+	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "24\n");
 	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 3, err, sizeof(err)), -ENOENT);
 	snprintf(want, sizeof(want), "%s/kdamonds/0/contexts/0/schemes/2/stats/nr_tried: %s",
 		 admin, strerror(ENOENT));
@@ -636,7 +578,7 @@ static void test_commit_ctx(const char *root)
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
 	CHECK_EQ_INT(d.nr_kdamonds, 2);
-	CHECK_EQ_STR(get("kdamonds/1/state"), "on");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/state"), "on");
 
 	spec.contexts[0].schemes[0].quota_bytes = MIB;
 	spec.contexts[1].schemes[0].quota_bytes = 32 * MIB;
@@ -645,9 +587,9 @@ static void test_commit_ctx(const char *root)
 		 "%s/kdamonds/1/state is \"commit\" after \"commit\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
 		 admin);
 	CHECK_EQ_STR(err, want);
-	CHECK_EQ_STR(get("kdamonds/1/contexts/0/schemes/0/quotas/bytes"), "33554432");
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "67108864");
-	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/contexts/0/schemes/0/quotas/bytes"), "33554432");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "67108864");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
 
 	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 2, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2 running ones", admin);
@@ -661,15 +603,15 @@ static void test_commit_ctx(const char *root)
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get("kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "1048576");
-	CHECK_EQ_STR(get("kdamonds/0/state"), "on");
-	CHECK_EQ_STR(get("kdamonds/1/state"), "commit");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "1048576");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/state"), "commit");
 	CHECK_EQ_INT(tierd_damon_restart(&d, &spec, 2, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2", admin);
 	CHECK_EQ_STR(err, want);
 
 	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get("kdamonds/nr_kdamonds"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	/* Stopped: nothing is running to commit to. */
 	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 0, err, sizeof(err)), -EINVAL);
 	snprintf(want, sizeof(want), "%s: kdamond 0 is not one of tierd's 0 running ones", admin);
@@ -678,13 +620,10 @@ static void test_commit_ctx(const char *root)
 
 int main(void)
 {
-	char root[] = "/tmp/tierd-damon-XXXXXX";
-	char cmd[sizeof(root) + sizeof("rm -rf ''")];
+	char root[TMPTREE_DIR_MAX];
 
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tmptree_make(root, sizeof(root), "damon") < 0)
 		return 1;
-	}
 	test_start_writes(root);
 	test_someone_elses_kdamond(root);
 	test_missing_file(root);
@@ -693,8 +632,6 @@ int main(void)
 	test_addr_filters(root);
 	test_stats_and_state(root);
 	test_commit_ctx(root);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", root);
+	tmptree_rm(root, "");
 	return tierd_test_finish();
 }

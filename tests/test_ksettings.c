@@ -7,82 +7,21 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "../controller/fsread.h"
 #include "../controller/ksettings.h"
 #include "../controller/reclaim.h"
 #include "check.h"
+#include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 #define ERR_MAX 1024
-#define ROOT_MAX 64 /* "/tmp/tierd-ksettings-XXXXXX" */
 #define HUNDRED_MIB 104857600ull
 
-static char root[ROOT_MAX];
-
-static void mkdirs(const char *path)
-{
-	char tmp[TIERD_FILE_PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(tmp, 0700);
-			*p = '/';
-		}
-	mkdir(tmp, 0700);
-}
-
-static void run(const char *fmt, const char *arg)
-{
-	char cmd[TIERD_FILE_PATH_MAX];
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	if (system(cmd) != 0)
-		abort();
-}
-
-/* Creates root + path (an absolute kernel path) holding text. */
-static void put(const char *path, const char *text)
-{
-	char full[TIERD_FILE_PATH_MAX];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	*strrchr(full, '/') = '\0';
-	mkdirs(full);
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	f = fopen(full, "w");
-	if (!f) {
-		perror(full);
-		abort();
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The contents of root + path, or "(missing)". */
-static const char *get(const char *path)
-{
-	static char text[TIERD_FILE_PATH_MAX];
-	char full[TIERD_FILE_PATH_MAX];
-	struct tierd_buf b = { 0 };
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	if (tierd_read_at(AT_FDCWD, full, &b) < 0)
-		snprintf(text, sizeof(text), "(missing)");
-	else
-		snprintf(text, sizeof(text), "%s", b.data);
-	tierd_buf_free(&b);
-	return text;
-}
+static char root[TMPTREE_DIR_MAX];
 
 #define DEMOTION "/sys/kernel/mm/numa/demotion_enabled"
 #define BALANCING "/proc/sys/kernel/numa_balancing"
@@ -91,11 +30,11 @@ static const char *get(const char *path)
 /* The 6.12 boot values (vm-lab.md), as the kernel prints them. */
 static void fresh_tree(void)
 {
-	run("rm -rf '%s'/sys", root);
-	run("rm -rf '%s'/proc", root);
-	put(DEMOTION, "false\n");
-	put(BALANCING, "1\n");
-	put(RATE, "65536\n");
+	tmptree_rm(root, "/sys");
+	tmptree_rm(root, "/proc");
+	tmptree_put(root, DEMOTION, "false\n");
+	tmptree_put(root, BALANCING, "1\n");
+	tmptree_put(root, RATE, "65536\n");
 }
 
 static void test_names(void)
@@ -143,13 +82,13 @@ static void test_get(void)
 	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, v, 5, err,
 					sizeof(err)),
 		     -EINVAL);
-	put(BALANCING, "1\n2\n");
+	tmptree_put(root, BALANCING, "1\n2\n");
 	err[0] = '\0';
 	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
 					sizeof(err)),
 		     -EINVAL);
 	CHECK(strstr(err, BALANCING ": expected one short line") != NULL);
-	put(BALANCING, "0123456789012345678901234567890123456789\n");
+	tmptree_put(root, BALANCING, "0123456789012345678901234567890123456789\n");
 	CHECK_EQ_INT(tierd_ksetting_get(&ks, TIERD_KSETTING_NUMA_BALANCING, v, sizeof(v), err,
 					sizeof(err)),
 		     -EINVAL);
@@ -173,17 +112,17 @@ static void test_set_restore(void)
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get(DEMOTION), "true");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "true");
 	CHECK(dem->saved && dem->changed);
 	CHECK_EQ_STR(dem->original, "false");
 
 	/* The kernel reads back "true\n": setting "true" again writes nothing
 	 * (the newline stays) and the original stays "false". */
-	put(DEMOTION, "true\n");
+	tmptree_put(root, DEMOTION, "true\n");
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
 					sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(DEMOTION), "true\n");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "true\n");
 	CHECK(dem->changed);
 	CHECK_EQ_STR(dem->original, "false");
 
@@ -191,23 +130,23 @@ static void test_set_restore(void)
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "65536", err,
 					sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(RATE), "65536\n");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "65536\n");
 	CHECK(rate->saved && !rate->changed);
 	CHECK_EQ_STR(rate->original, "65536");
 
 	/* 1 -> 2 -> 1: back at the original is no longer a change. */
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(BALANCING), "2");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "2");
 	CHECK(bal->changed);
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "1", err, sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(BALANCING), "1");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "1");
 	CHECK(!bal->changed);
 	CHECK_EQ_STR(bal->original, "1");
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "3", err, sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(BALANCING), "3");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "3");
 	CHECK(bal->changed);
 
 	/* Values tierd does not write are refused before any I/O. */
@@ -233,41 +172,41 @@ static void test_set_restore(void)
 					sizeof(err)),
 		     -EINVAL);
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_COUNT, "1", err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(get(BALANCING), "3");
-	CHECK_EQ_STR(get(RATE), "65536\n");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "3");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "65536\n");
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "2147483647", err,
 					sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(RATE), "2147483647");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "2147483647");
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0", err,
 					sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(RATE), "0");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "0");
 
 	r = tierd_ksettings_restore(&ks, err, sizeof(err));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
-	CHECK_EQ_STR(get(DEMOTION), "false");
-	CHECK_EQ_STR(get(BALANCING), "1");
-	CHECK_EQ_STR(get(RATE), "65536");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "false");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "1");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "65536");
 	CHECK(!dem->changed && !bal->changed && !rate->changed);
 
 	/* A second restore writes nothing, even when someone else changed the
 	 * settings since. */
-	put(DEMOTION, "true\n");
-	put(BALANCING, "2\n");
+	tmptree_put(root, DEMOTION, "true\n");
+	tmptree_put(root, BALANCING, "2\n");
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get(DEMOTION), "true\n");
-	CHECK_EQ_STR(get(BALANCING), "2\n");
-	CHECK_EQ_STR(get(RATE), "65536");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "true\n");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "2\n");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "65536");
 
 	/* The original is the value before tierd's first set, not before its
 	 * latest one: it stays "false" although the file now says "true". */
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_DEMOTION_ENABLED, "false", err,
 					sizeof(err)),
 		     0);
-	CHECK_EQ_STR(get(DEMOTION), "false");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "false");
 	CHECK(!dem->changed);
 	CHECK_EQ_STR(dem->original, "false");
 }
@@ -279,7 +218,7 @@ static void test_missing(void)
 
 	/* A kernel without CONFIG_NUMA_BALANCING: no /proc/sys/kernel/numa_*. */
 	fresh_tree();
-	run("rm -rf '%s'/proc", root);
+	tmptree_rm(root, "/proc");
 	CHECK_EQ_INT(tierd_ksettings_init(&ks, root, err, sizeof(err)), 0);
 	CHECK(ks.s[TIERD_KSETTING_DEMOTION_ENABLED].exists);
 	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
@@ -295,23 +234,23 @@ static void test_missing(void)
 		     -ENOENT);
 	CHECK_EQ_STR(err, want);
 	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].saved);
-	CHECK_EQ_STR(get(BALANCING), "(missing)");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "(missing)");
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
 
 	/* A file that appears later is found by the next set. */
-	put(BALANCING, "1\n");
+	tmptree_put(root, BALANCING, "1\n");
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
 		     0);
 	CHECK(ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
-	CHECK_EQ_STR(get(BALANCING), "2");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "2");
 
 	/* The file vanishing between tierd's set and its restore. */
-	run("rm -rf '%s'/proc", root);
+	tmptree_rm(root, "/proc");
 	err[0] = '\0';
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, BALANCING ": writing \"1\": ") != NULL);
 	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].exists);
-	CHECK_EQ_STR(get(BALANCING), "(missing)");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "(missing)");
 }
 
 /* A write that fails: RLIMIT_FSIZE 0 makes write(2) to a regular file fail
@@ -348,10 +287,10 @@ static void test_failed_write(void)
 	CHECK_EQ_STR(bal->original, "1");
 	/* O_TRUNC emptied the plain file; the kernel keeps its value on a
 	 * refused write, so put it back as the kernel would show it. */
-	put(BALANCING, "1\n");
+	tmptree_put(root, BALANCING, "1\n");
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get(DEMOTION), "false");
-	CHECK_EQ_STR(get(BALANCING), "1\n");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "false");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "1\n");
 
 	/* Restore continues past a failing setting, reports the first one and
 	 * retries only that one next time. A directory in place of the file
@@ -364,31 +303,31 @@ static void test_failed_write(void)
 	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "1000", err,
 					sizeof(err)),
 		     0);
-	run("rm -f '%s'" DEMOTION, root);
-	run("mkdir '%s'" DEMOTION, root);
-	run("rm -f '%s'" RATE, root);
-	run("mkdir '%s'" RATE, root);
+	tmptree_rm(root, DEMOTION);
+	tmptree_mkdirs(root, DEMOTION);
+	tmptree_rm(root, RATE);
+	tmptree_mkdirs(root, RATE);
 	err[0] = '\0';
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -EISDIR);
 	CHECK(strstr(err, DEMOTION ": writing \"false\": ") != NULL);
 	CHECK(strstr(err, "numa_balancing_promote_rate_limit_MBps") == NULL);
-	CHECK_EQ_STR(get(BALANCING), "1");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "1");
 	CHECK(ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
 	CHECK(!bal->changed);
 	CHECK(ks.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT].changed);
 
-	put(BALANCING, "3\n");
+	tmptree_put(root, BALANCING, "3\n");
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), -EISDIR);
-	CHECK_EQ_STR(get(BALANCING), "3\n");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "3\n");
 
-	run("rmdir '%s'" DEMOTION, root);
-	run("rmdir '%s'" RATE, root);
-	put(DEMOTION, "true\n");
-	put(RATE, "1000\n");
+	tmptree_rm(root, DEMOTION);
+	tmptree_rm(root, RATE);
+	tmptree_put(root, DEMOTION, "true\n");
+	tmptree_put(root, RATE, "1000\n");
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get(DEMOTION), "false");
-	CHECK_EQ_STR(get(RATE), "65536");
-	CHECK_EQ_STR(get(BALANCING), "3\n");
+	CHECK_EQ_STR(tmptree_get(root, DEMOTION), "false");
+	CHECK_EQ_STR(tmptree_get(root, RATE), "65536");
+	CHECK_EQ_STR(tmptree_get(root, BALANCING), "3\n");
 	for (size_t i = 0; i < TIERD_KSETTING_COUNT; i++)
 		CHECK(!ks.s[i].changed);
 	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
@@ -398,8 +337,8 @@ static int open_dir(const char *rel)
 {
 	char path[TIERD_FILE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	mkdirs(path);
+	tmptree_join(path, sizeof(path), root, rel);
+	tmptree_mkdirs(root, rel);
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
@@ -410,25 +349,25 @@ static void test_reclaim(void)
 
 	fd = open_dir("/cg/test");
 	CHECK(fd >= 0);
-	put("/cg/test/memory.reclaim", "");
+	tmptree_put(root, "/cg/test/memory.reclaim", "");
 	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "104857600");
+	CHECK_EQ_STR(tmptree_get(root, "/cg/test/memory.reclaim"), "104857600");
 	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", UINT64_MAX, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "18446744073709551615");
+	CHECK_EQ_STR(tmptree_get(root, "/cg/test/memory.reclaim"), "18446744073709551615");
 	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", 0, err, sizeof(err)), 0);
-	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "0");
+	CHECK_EQ_STR(tmptree_get(root, "/cg/test/memory.reclaim"), "0");
 
 	/* No memory.reclaim: the cgroup is gone or has no memory controller. */
-	run("rm -f '%s'/cg/test/memory.reclaim", root);
+	tmptree_rm(root, "/cg/test/memory.reclaim");
 	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), -ENOENT);
 	snprintf(want, sizeof(want),
 		 "/test/memory.reclaim: %s (the cgroup is gone or has no memory controller)",
 		 strerror(ENOENT));
 	CHECK_EQ_STR(err, want);
-	CHECK_EQ_STR(get("/cg/test/memory.reclaim"), "(missing)");
+	CHECK_EQ_STR(tmptree_get(root, "/cg/test/memory.reclaim"), "(missing)");
 	/* The directory removed under its open descriptor, as rmdir of a
 	 * cgroup does. */
-	run("rm -rf '%s'/cg/test", root);
+	tmptree_rm(root, "/cg/test");
 	CHECK_EQ_INT(tierd_memory_reclaim(fd, "/test", HUNDRED_MIB, err, sizeof(err)), -ENOENT);
 	close(fd);
 
@@ -445,17 +384,14 @@ static void test_reclaim(void)
 
 int main(void)
 {
-	snprintf(root, sizeof(root), "/tmp/tierd-ksettings-XXXXXX");
-	if (!mkdtemp(root)) {
-		perror("mkdtemp");
+	if (tmptree_make(root, sizeof(root), "ksettings") < 0)
 		return 1;
-	}
 	test_names();
 	test_get();
 	test_set_restore();
 	test_missing();
 	test_failed_write();
 	test_reclaim();
-	run("rm -rf '%s'", root);
+	tmptree_rm(root, "");
 	return tierd_test_finish();
 }
