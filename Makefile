@@ -9,13 +9,13 @@ UNITDIR ?= /lib/systemd/system
 MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
-PKGS := libsystemd json-c numa libcgroup
+PKGS := libsystemd json-c numa libcgroup libbpf
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Werror=undef -Wmissing-field-initializers -Wshadow
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CFLAGS) $(PKG_CFLAGS)
+ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CFLAGS) $(PKG_CFLAGS) -I$(BUILD)/bpf
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -36,7 +36,12 @@ SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_SAN_OBJ := $(SIM_SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/test/%)
-HDRS := $(wildcard policy/*.h controller/*.h tests/*.h bench/tiersim/*.h)
+HDRS := $(wildcard policy/*.h controller/*.h tests/*.h bench/tiersim/*.h bpf/*.h)
+BPF_CLANG ?= clang-14
+BPF_STRIP ?= llvm-strip-14
+BPFTOOL ?= bpftool
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_x86
+BPF_SKEL := $(BUILD)/bpf/tierd_sampler.skel.h
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -57,6 +62,24 @@ help:
 
 deps:
 	$(Q)tests/deps.sh
+
+# vmlinux.h from the VM kernel's BTF, else the running kernel's (bpf/README.md).
+$(BUILD)/bpf/vmlinux.h: bpf/gen-vmlinux-h.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)BUILD=$(BUILD) BPFTOOL=$(BPFTOOL) sh bpf/gen-vmlinux-h.sh $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/tierd_sampler.h $(BUILD)/bpf/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -I$(BUILD)/bpf -Ibpf -c $< -o $@
+	$(Q)$(BPF_STRIP) -g $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf >$@
+
+# What includes the skeleton.
+$(BUILD)/obj/controller/bpf_sampler.o $(BUILD)/san/controller/bpf_sampler.o $(BUILD)/test/test_bpf: $(BPF_SKEL)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	$(call msg,CC,$@)

@@ -26,7 +26,7 @@ done
 # "vm-link: FILE..." in a program names the tierd sources it links.
 for src in tests/vm/*.c; do
 	extra=$(sed -n 's|.*vm-link: *\([^*]*\).*|\1|p' "$src")
-	gcc -static -O2 -std=gnu17 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	gcc -static -O2 -std=gnu17 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$BUILD/bpf" \
 		-o "$R/bin/$(basename "$src" .c)" "$src" $extra
 done
 cp tests/vm/init "$R/init"
