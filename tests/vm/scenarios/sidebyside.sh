@@ -49,3 +49,4 @@ wait $tierd_pid
 echo "RESULT tierd_exit $?"
 stop_work tierd
 series tierd
+sed "s/^/TIERD /" /tmp/tierd.log | head -n 30
