@@ -7,11 +7,6 @@
 #include "damon_plan.h"
 #include "../policy/util.h"
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 int tierd_damon_target_node(const struct tierd_topology *topo, size_t tier)
 {
 	int best = -1;
@@ -124,7 +119,7 @@ static int demote_spans(const struct tierd_action *a, const struct tierd_hotness
 	for (size_t i = 0; i < nr && left && r == 0; i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
 		uint64_t start = untaken_start(reg, a, taken, nr_taken);
-		uint64_t take = min_u64(reg->end - start, left);
+		uint64_t take = tierd_min_u64(reg->end - start, left);
 
 		if (!take)
 			continue;

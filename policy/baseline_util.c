@@ -13,11 +13,6 @@
 /* Coldest-first order key: tier above the age, which fills 32 bits. */
 #define AGE_BITS 32u
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 static uint64_t page_up(uint64_t bytes)
 {
 	return (bytes + TIERD_PAGE_BYTES - 1) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
@@ -49,7 +44,7 @@ int tierd_baseline_promote(struct tierd_ledger *l, enum tierd_reason reason,
 	st->promote_attempts += bytes / TIERD_PAGE_BYTES;
 	left = bytes;
 	for (size_t to = 0; to < from && left; to++) {
-		uint64_t n = min_u64(left, tierd_ledger_fits(l, to));
+		uint64_t n = tierd_min_u64(left, tierd_ledger_fits(l, to));
 
 		if (to == 0)
 			st->promote_failed += (left - n) / TIERD_PAGE_BYTES;
@@ -170,7 +165,7 @@ static int demote_range(struct tierd_ledger *l, enum tierd_reason reason, size_t
 	int r;
 
 	for (size_t to = from + 1; to < l->nr_tiers && moved < bytes; to++) {
-		uint64_t n = min_u64(bytes - moved, tierd_ledger_fits(l, to));
+		uint64_t n = tierd_min_u64(bytes - moved, tierd_ledger_fits(l, to));
 
 		if (!n)
 			continue;
@@ -206,7 +201,7 @@ int tierd_baseline_demote(struct tierd_ledger *l, struct tierd_baseline_scratch 
 
 			if (!tierd_ledger_has_budget(l))
 				return 0;
-			bytes = min_u64(reg->end - reg->start, page_up(wm - l->room[t]));
+			bytes = tierd_min_u64(reg->end - reg->start, page_up(wm - l->room[t]));
 			bytes = tierd_ledger_budget_clip(l, bytes);
 			if (!bytes)
 				continue;

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "strategy.h"
 #include "units.h"
+#include "util.h"
 
 /* A cgroup missing from a few ticks (a file it could not read, a slow
  * listing) keeps its strategy state and budget period; one gone longer is
@@ -46,11 +47,6 @@ struct tick {
 	uint64_t *cgroup_left;
 	uint64_t global_left;
 };
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
 
 uint64_t tierd_amount_resolve(const struct tierd_amount *a, uint64_t usage_bytes,
 			      uint64_t tier_capacity_bytes)
@@ -200,7 +196,7 @@ static int pool_shares(const struct tierd_engine_input *in, struct tierd_plan *p
 		if (in->cgroups[c].policy->sharing != TIERD_SHARING_POOL)
 			continue;
 		/* A tier-0 max stays a hard cap: the pool shares below it. */
-		st->share_bytes[0] = st->tiers[0].has_max ? min_u64(share[k], st->tiers[0].max_bytes)
+		st->share_bytes[0] = st->tiers[0].has_max ? tierd_min_u64(share[k], st->tiers[0].max_bytes)
 							  : share[k];
 		k++;
 	}
@@ -225,10 +221,10 @@ static uint64_t limit_into(const struct tick *tk, size_t c, size_t to)
 {
 	uint64_t share = tk->plan->standings[c].share_bytes[to];
 	uint64_t held = tk->held[c][to];
-	uint64_t limit = min_u64(tk->room[to], min_u64(tk->cgroup_left[c], tk->global_left));
+	uint64_t limit = tierd_min_u64(tk->room[to], tierd_min_u64(tk->cgroup_left[c], tk->global_left));
 
 	if (share != UINT64_MAX)
-		limit = min_u64(limit, share > held ? share - held : 0);
+		limit = tierd_min_u64(limit, share > held ? share - held : 0);
 	return limit;
 }
 
@@ -237,7 +233,7 @@ static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t 
 	tk->room[to] -= bytes;
 	tk->room[from] += bytes;
 	tk->held[c][to] += bytes;
-	tk->held[c][from] -= min_u64(tk->held[c][from], bytes);
+	tk->held[c][from] -= tierd_min_u64(tk->held[c][from], bytes);
 	tk->cgroup_left[c] -= bytes;
 	tk->global_left -= bytes;
 	tk->plan->planned_bytes += bytes;
@@ -261,7 +257,7 @@ static int enforce_budgets(struct tick *tk)
 							  .reason = TIERD_REASON_OVER_TIER_MAX,
 							  .cgroup = c, .from_tier = t, .to_tier = to };
 
-				a.bytes = min_u64(left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
+				a.bytes = tierd_min_u64(left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
 					  TIERD_PAGE_BYTES;
 				if (!a.bytes)
 					continue;
@@ -289,7 +285,7 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		return 0;
 	}
 	want = a.kind == TIERD_ACTION_MIGRATE ? a.end - a.start : a.bytes;
-	bytes = min_u64(want, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+	bytes = tierd_min_u64(want, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;
@@ -446,7 +442,7 @@ static int run_strategies(struct tierd_engine *e, struct tick *tk)
 		si.standing = &tk->plan->standings[c];
 		memcpy(si.share_bytes, tk->plan->standings[c].share_bytes, sizeof(si.share_bytes));
 		memcpy(si.room_bytes, tk->room, sizeof(si.room_bytes));
-		si.budget_bytes = min_u64(tk->cgroup_left[c], tk->global_left);
+		si.budget_bytes = tierd_min_u64(tk->cgroup_left[c], tk->global_left);
 		si.cgroup = c;
 		s->ops->observe(s->state, &si);
 		proposed.nr = 0;

@@ -6,16 +6,7 @@
 
 #include "migflow_tracker.h"
 #include "strategy_scratch.h"
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
+#include "util.h"
 
 static uint64_t pages_of(uint64_t start, uint64_t end)
 {
@@ -134,19 +125,19 @@ static int find_fresh(struct tierd_migflow_tracker *t, const struct tierd_hotnes
 	t->nr_fresh = 0;
 	for (size_t i = 0; i < hot->nr_regions; i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
-		uint64_t a = max_u64(reg->start, frontier);
+		uint64_t a = tierd_max_u64(reg->start, frontier);
 
-		frontier = max_u64(frontier, reg->end);
+		frontier = tierd_max_u64(frontier, reg->end);
 		while (a < reg->end) {
 			uint64_t b;
 
 			while (k < t->nr_known && t->known[k].end <= a)
 				k++;
 			if (k < t->nr_known && t->known[k].start <= a) {
-				a = min_u64(t->known[k].end, reg->end);
+				a = tierd_min_u64(t->known[k].end, reg->end);
 				continue;
 			}
-			b = k < t->nr_known ? min_u64(t->known[k].start, reg->end) : reg->end;
+			b = k < t->nr_known ? tierd_min_u64(t->known[k].start, reg->end) : reg->end;
 			r = tierd_reserve((void **)&t->fresh, &t->cap_fresh, t->nr_fresh + 1,
 					  sizeof(*t->fresh));
 			if (r < 0)
@@ -184,7 +175,7 @@ static void merge_entries(struct tierd_migflow_tracker *t, uint64_t now)
 static void add_known(struct tierd_migflow_range *known, size_t *n, uint64_t start, uint64_t end)
 {
 	if (*n && start <= known[*n - 1].end) {
-		known[*n - 1].end = max_u64(known[*n - 1].end, end);
+		known[*n - 1].end = tierd_max_u64(known[*n - 1].end, end);
 		return;
 	}
 	known[(*n)++] = (struct tierd_migflow_range){ start, end };

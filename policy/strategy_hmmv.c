@@ -115,11 +115,6 @@ struct hmmv {
 	struct tierd_hmmv_stats stats;
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 /* ---- params ---------------------------------------------------------- */
 
 static int parse_params(const char *params_json, struct params *out, char *err, size_t err_size)
@@ -441,7 +436,7 @@ static uint64_t hot_set(const struct hmmv *s, const struct tierd_strategy_input 
 			break;
 		if (!placed(&regions[i], in->topo))
 			continue;
-		take = min_u64(regions[i].end - regions[i].start, left);
+		take = tierd_min_u64(regions[i].end - regions[i].start, left);
 		left -= take;
 		pages += take / TIERD_PAGE_BYTES;
 		*ret_nr = k + 1;
@@ -492,13 +487,13 @@ static int exchange(struct hmmv *s, struct tierd_ledger *l, const struct tierd_s
 		    const struct tierd_region *r, uint64_t bytes, struct cold_cursor *cold)
 {
 	size_t from = (size_t)r->tier;
-	uint64_t want = min_u64(tierd_page_down(bytes), promote_cap(l));
+	uint64_t want = tierd_min_u64(tierd_page_down(bytes), promote_cap(l));
 	const struct tierd_region *c;
 	int ret;
 
 	while (want > tierd_ledger_fits(l, 0) && (c = cold_next(s, in, cold))) {
-		uint64_t d = min_u64(want - tierd_ledger_fits(l, 0),
-				     min_u64(c->end - c->start - cold->done, tierd_ledger_fits(l, from)));
+		uint64_t d = tierd_min_u64(want - tierd_ledger_fits(l, 0),
+				     tierd_min_u64(c->end - c->start - cold->done, tierd_ledger_fits(l, from)));
 
 		if (!d)
 			break;
@@ -508,7 +503,7 @@ static int exchange(struct hmmv *s, struct tierd_ledger *l, const struct tierd_s
 			return ret;
 		cold->done += d;
 	}
-	want = min_u64(want, tierd_ledger_fits(l, 0));
+	want = tierd_min_u64(want, tierd_ledger_fits(l, 0));
 	if (!want)
 		return 0;
 	return propose(s, l, TIERD_REASON_HOT_SET_PROMOTION, from, 0, r->start, want);

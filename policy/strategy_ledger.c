@@ -3,17 +3,13 @@
 #include <string.h>
 
 #include "strategy_ledger.h"
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
+#include "util.h"
 
 void tierd_ledger_init(struct tierd_ledger *l, const struct tierd_strategy_input *in,
 		       struct tierd_action_list *out)
 {
 	memset(l, 0, sizeof(*l));
-	l->nr_tiers = min_u64(in->topo->nr_tiers, TIERD_MAX_TIERS);
+	l->nr_tiers = tierd_min_u64(in->topo->nr_tiers, TIERD_MAX_TIERS);
 	l->cgroup = in->cgroup;
 	l->budget = in->budget_bytes;
 	l->out = out;
@@ -25,13 +21,13 @@ void tierd_ledger_init(struct tierd_ledger *l, const struct tierd_strategy_input
 		if (in->share_bytes[t] == TIERD_SHARE_NONE)
 			l->take[t] = TIERD_SHARE_NONE;
 		else
-			l->take[t] = in->share_bytes[t] - min_u64(held, in->share_bytes[t]);
+			l->take[t] = in->share_bytes[t] - tierd_min_u64(held, in->share_bytes[t]);
 	}
 }
 
 uint64_t tierd_ledger_fits(const struct tierd_ledger *l, size_t tier)
 {
-	return tierd_page_down(min_u64(l->room[tier], l->take[tier]));
+	return tierd_page_down(tierd_min_u64(l->room[tier], l->take[tier]));
 }
 
 bool tierd_ledger_has_budget(const struct tierd_ledger *l)
@@ -41,7 +37,7 @@ bool tierd_ledger_has_budget(const struct tierd_ledger *l)
 
 uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes)
 {
-	return tierd_page_down(min_u64(bytes, l->budget));
+	return tierd_page_down(tierd_min_u64(bytes, l->budget));
 }
 
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
@@ -64,12 +60,12 @@ int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t f
 		return r;
 	/* As the engine will: the destination fills, the source frees. Never
 	 * below 0, should a caller overreach. */
-	l->room[to] -= min_u64(l->room[to], bytes);
+	l->room[to] -= tierd_min_u64(l->room[to], bytes);
 	l->room[from] = tierd_add_sat(l->room[from], bytes);
 	if (l->take[to] != TIERD_SHARE_NONE)
-		l->take[to] -= min_u64(l->take[to], bytes);
+		l->take[to] -= tierd_min_u64(l->take[to], bytes);
 	if (l->take[from] != TIERD_SHARE_NONE)
 		l->take[from] = tierd_add_sat(l->take[from], bytes);
-	l->budget -= min_u64(l->budget, bytes);
+	l->budget -= tierd_min_u64(l->budget, bytes);
 	return 0;
 }

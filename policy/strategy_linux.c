@@ -97,16 +97,6 @@ struct linux_state {
 	struct tierd_baseline_scratch scratch;
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 static uint64_t rate_limit_bytes(const struct linux_state *s)
 {
 	return s->rate_limit_mbps * LINUX_BYTES_PER_MB;
@@ -160,7 +150,7 @@ static void linux_profile(void *state, const struct tierd_topology *topo, uint64
 static bool free_space_enough(const struct linux_state *s, const struct tierd_topology *topo,
 			      uint64_t free)
 {
-	uint64_t enough = max_u64(LINUX_ENOUGH_FREE_MIN_BYTES,
+	uint64_t enough = tierd_max_u64(LINUX_ENOUGH_FREE_MIN_BYTES,
 				  topo->tiers[0].total_bytes >> LINUX_ENOUGH_FREE_SHIFT);
 	uint64_t wm = tierd_baseline_watermark_bytes(topo, 0, (uint32_t)s->watermark_pmy);
 
@@ -174,10 +164,10 @@ static void adjust_threshold(struct linux_state *s, uint64_t now)
 	uint64_t ref = rate_limit_bytes(s) * (LINUX_ADJUST_PERIOD_USEC / TIERD_USEC_PER_SEC);
 
 	if (s->period_bytes > ref / LINUX_PCT_ONE * LINUX_ADJUST_HIGH_PCT)
-		s->threshold_usec = max_u64(s->threshold_usec > step ? s->threshold_usec - step : 0,
+		s->threshold_usec = tierd_max_u64(s->threshold_usec > step ? s->threshold_usec - step : 0,
 					    step);
 	else if (s->period_bytes < ref / LINUX_PCT_ONE * LINUX_ADJUST_LOW_PCT)
-		s->threshold_usec = min_u64(s->threshold_usec + step,
+		s->threshold_usec = tierd_min_u64(s->threshold_usec + step,
 					    s->hot_threshold_usec * LINUX_ADJUST_RANGE);
 	s->period_start_usec = now;
 	s->period_bytes = 0;

@@ -156,16 +156,6 @@ struct migflow_state {
 	uint64_t lfu_off[TIERD_MAX_TIERS];
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 static uint64_t clamp_u64(unsigned __int128 v)
 {
 	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
@@ -253,7 +243,7 @@ static void ledger_init(struct tierd_ledger *l, const struct tierd_strategy_inpu
 			struct tierd_action_list *out, uint64_t phase_left)
 {
 	tierd_ledger_init(l, in, out);
-	l->budget = tierd_page_down(min_u64(in->budget_bytes, phase_left));
+	l->budget = tierd_page_down(tierd_min_u64(in->budget_bytes, phase_left));
 }
 
 /* Books a move in the ledger and in the phase's and the [Phase] line's
@@ -322,7 +312,7 @@ static int parse_params(struct migflow_state *s, const char *params_json, char *
 
 static uint64_t initial_alpha_pmy(const struct migflow_state *s)
 {
-	return max_u64(s->alpha_min_pmy, (uint64_t)MIGFLOW_ALPHA_BASE * TIERD_PMY_ONE);
+	return tierd_max_u64(s->alpha_min_pmy, (uint64_t)MIGFLOW_ALPHA_BASE * TIERD_PMY_ONE);
 }
 
 static void migflow_free(void *state)
@@ -377,7 +367,7 @@ static int migflow_init(const char *params_json, void **ret_state, char *err, si
 static int reserve_tick(struct migflow_state *s, const struct tierd_hotness *hot)
 {
 	size_t regions = hot->nr_regions, samples = hot->nr_samples;
-	size_t most = max_u64(regions, samples);
+	size_t most = tierd_max_u64(regions, samples);
 	const struct tierd_reserve_req reqs[] = {
 		{ (void **)&s->order, &s->cap_order, regions, sizeof(*s->order) },
 		{ (void **)&s->keys, &s->cap_keys, most, sizeof(*s->keys) },
@@ -465,7 +455,7 @@ static void update_alpha(struct migflow_state *s, const struct tierd_strategy_in
 		return;
 	s->hit_ratio_pmy = (uint64_t)(fast * TIERD_PMY_ONE / total);
 	if (s->dynamic_alpha)
-		s->alpha_pmy = max_u64(s->alpha_min_pmy, MIGFLOW_ALPHA_BASE * s->hit_ratio_pmy);
+		s->alpha_pmy = tierd_max_u64(s->alpha_min_pmy, MIGFLOW_ALPHA_BASE * s->hit_ratio_pmy);
 }
 
 /* Rolls the phase, retunes alpha and ages the tracker. A failure is kept
@@ -511,7 +501,7 @@ static int demote_piece(struct migflow_state *s, struct tierd_ledger *l, const s
 	*ret_bytes = 0;
 	if (to < 0)
 		return 0;
-	bytes = tierd_ledger_budget_clip(l, min_u64(min_u64(b - a, tierd_ledger_fits(l, (size_t)to)),
+	bytes = tierd_ledger_budget_clip(l, tierd_min_u64(tierd_min_u64(b - a, tierd_ledger_fits(l, (size_t)to)),
 						   limit));
 	if (!bytes)
 		return 0;
@@ -534,14 +524,14 @@ static int demote_entry(struct migflow_state *s, struct tierd_ledger *l,
 	for (size_t k = pos; k < hot->nr_regions; k++) {
 		size_t ri = s->order[k];
 		const struct tierd_region *reg = &hot->regions[ri];
-		uint64_t a = max_u64(e->start, reg->start), b = min_u64(e->end, reg->end);
+		uint64_t a = tierd_max_u64(e->start, reg->start), b = tierd_min_u64(e->end, reg->end);
 		uint64_t bytes = b - a;
 
 		if (reg->start >= e->end)
 			break;
 		if (b <= a)
 			continue;
-		if (min_u64(*limit, l->budget) < TIERD_PAGE_BYTES) {
+		if (tierd_min_u64(*limit, l->budget) < TIERD_PAGE_BYTES) {
 			whole = false;
 			break;
 		}
@@ -585,7 +575,7 @@ static int quick_demote(struct migflow_state *s, struct tierd_ledger *l,
 	for (size_t i = 0; i < s->tracker.nr; i++) {
 		struct tierd_migflow_entry *e = &s->tracker.entries[i];
 
-		if (min_u64(limit, l->budget) < TIERD_PAGE_BYTES)
+		if (tierd_min_u64(limit, l->budget) < TIERD_PAGE_BYTES)
 			break;
 		if (e->stage != TIERD_MIGFLOW_COOLED)
 			continue;
@@ -614,7 +604,7 @@ static void lfu_prepare(struct migflow_state *s, const struct tierd_hotness *hot
 		if (!tier_valid(v, reg->tier) || reg->end <= reg->start)
 			continue;
 		s->keys[i] = (uint64_t)reg->tier << LFU_TIER_SHIFT |
-			     min_u64(reg->nr_accesses, LFU_ACCESS_MAX) << LFU_ACCESS_SHIFT |
+			     tierd_min_u64(reg->nr_accesses, LFU_ACCESS_MAX) << LFU_ACCESS_SHIFT |
 			     (UINT32_MAX - reg->age);
 		s->lfu[n++] = i;
 	}
@@ -670,7 +660,7 @@ static int make_room(struct migflow_state *s, struct tierd_ledger *l,
 		to = next_with_room(v, l, tier);
 		if (to < 0)
 			break;
-		bytes = tierd_ledger_budget_clip(l, min_u64(min_u64(size - s->lfu_off[tier], want),
+		bytes = tierd_ledger_budget_clip(l, tierd_min_u64(tierd_min_u64(size - s->lfu_off[tier], want),
 							    tierd_ledger_fits(l, (size_t)to)));
 		if (!bytes)
 			break;
@@ -801,12 +791,12 @@ static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 		 * promotion out of the budget. */
 		if (room < want && c->region != NO_REGION && l->budget > room) {
 			r = make_room(s, l, in, v, to,
-				      min_u64(want - room, tierd_page_down((l->budget - room) / 2)),
+				      tierd_min_u64(want - room, tierd_page_down((l->budget - room) / 2)),
 				      c->accesses);
 			if (r < 0)
 				return r;
 		}
-		bytes = tierd_ledger_budget_clip(l, min_u64(want, tierd_ledger_fits(l, to)));
+		bytes = tierd_ledger_budget_clip(l, tierd_min_u64(want, tierd_ledger_fits(l, to)));
 		if (!bytes)
 			continue;
 		r = propose(s, l, TIERD_REASON_COST_BENEFIT_PROMOTION, c->tier, to, start, bytes);

@@ -119,11 +119,6 @@ struct mole {
 	struct mole_cand *cands, *sorted;
 };
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
@@ -213,7 +208,7 @@ static uint64_t tier_period_usec(const struct mole *m, size_t nr_tiers, size_t t
 static void mole_profile(void *state, const struct tierd_topology *topo, uint64_t *interval_usec)
 {
 	const struct mole *m = state;
-	size_t nr_tiers = min_u64(topo->nr_tiers, TIERD_MAX_TIERS);
+	size_t nr_tiers = tierd_min_u64(topo->nr_tiers, TIERD_MAX_TIERS);
 
 	for (size_t t = 0; t < nr_tiers; t++)
 		interval_usec[t] = tier_period_usec(m, nr_tiers, t);
@@ -331,7 +326,7 @@ static void update_thresholds(struct mole *m, const struct tierd_strategy_input 
 		uint64_t bytes = in->topo->tiers[t].total_bytes;
 
 		if (in->share_bytes[t] != TIERD_SHARE_NONE)
-			bytes = min_u64(bytes, in->share_bytes[t]);
+			bytes = tierd_min_u64(bytes, in->share_bytes[t]);
 		capacity_pages[t] = to_pages(bytes);
 	}
 	tierd_mole_thresholds(&m->hist, capacity_pages, (uint32_t)m->headroom_pmy, m->threshold);
@@ -498,7 +493,7 @@ static void mole_observe(void *state, const struct tierd_strategy_input *in)
 	struct mole *m = state;
 
 	m->error = 0;
-	m->nr_tiers = min_u64(in->topo->nr_tiers, TIERD_MAX_TIERS);
+	m->nr_tiers = tierd_min_u64(in->topo->nr_tiers, TIERD_MAX_TIERS);
 	account_feedback(m, in->feedback);
 	m->error = reserve_scratch(m, in->hot);
 	if (m->error)
@@ -556,7 +551,7 @@ static int stage_demotions(struct mole *m, const struct tierd_hotness *hot, stru
 	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
 		const struct mole_cand *c = &m->sorted[i];
 		uint64_t want = tierd_ledger_budget_clip(l, c->end - c->start);
-		uint64_t bytes = min_u64(want, tierd_ledger_fits(l, lowest));
+		uint64_t bytes = tierd_min_u64(want, tierd_ledger_fits(l, lowest));
 		int r;
 
 		m->stats.demote_attempts += to_pages(want);
@@ -623,7 +618,7 @@ static int promote(struct mole *m, struct tierd_ledger *l, const struct mole_can
 	size_t target = (size_t)target_tier(m, c->tier, c->bucket), fallback = target + 1;
 	bool retry = c->deferred != SIZE_MAX;
 	uint64_t want = tierd_ledger_budget_clip(l, c->end - c->start);
-	uint64_t placed = min_u64(want, tierd_ledger_fits(l, target)), fell = 0, left, rest;
+	uint64_t placed = tierd_min_u64(want, tierd_ledger_fits(l, target)), fell = 0, left, rest;
 	int r = 0;
 
 	m->stats.promote_attempts += to_pages(want);
@@ -632,7 +627,7 @@ static int promote(struct mole *m, struct tierd_ledger *l, const struct mole_can
 					       : TIERD_REASON_TARGETED_PROMOTION,
 				      c->tier, target, c->start, placed);
 	if (!r && fallback < c->tier)
-		fell = min_u64(want - placed, tierd_ledger_fits(l, fallback));
+		fell = tierd_min_u64(want - placed, tierd_ledger_fits(l, fallback));
 	if (fell)
 		r = tierd_ledger_move(l, TIERD_REASON_PROMOTION_FALLBACK, c->tier, fallback,
 				      c->start + placed, fell);

@@ -3,10 +3,21 @@
 #ifndef TIERD_UTIL_H
 #define TIERD_UTIL_H
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define TIERD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline uint64_t tierd_min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t tierd_max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
 
 static inline void tierd_freep(void *p)
 {
