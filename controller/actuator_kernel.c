@@ -1,7 +1,6 @@
 /* The actuator that acts on the kernel; see actuator_kernel.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,26 +12,14 @@
 #include "../policy/util.h"
 
 #define ERR_MAX 1024
-#define FIELD_MAX (TIERD_CGROUP_PATH_MAX + 32)
 
-static void log_cgroup(const struct tierd_kernel_actuator *k, enum tierd_log_level level,
-		       const char *event, const char *cgroup, uint64_t bytes, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-static void log_cgroup(const struct tierd_kernel_actuator *k, enum tierd_log_level level,
-		       const char *event, const char *cgroup, uint64_t bytes, const char *fmt, ...)
-{
-	char f_event[64], f_cgroup[FIELD_MAX], f_bytes[48], msg[ERR_MAX];
-	const char *fields[] = { f_event, f_cgroup, f_bytes };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(f_event, sizeof(f_event), "TIERD_EVENT=%s", event);
-	snprintf(f_cgroup, sizeof(f_cgroup), "TIERD_CGROUP=%s", cgroup);
-	snprintf(f_bytes, sizeof(f_bytes), "TIERD_BYTES=%llu", (unsigned long long)bytes);
-	tierd_log_fields(k->log, level, fields, TIERD_ARRAY_SIZE(fields), "%s", msg);
-}
+/* A migration event of a cgroup: TIERD_EVENT, TIERD_CGROUP, TIERD_BYTES. */
+#define log_cgroup(k, level, event_, cgroup_, bytes_, ...)                       \
+	tierd_log_event((k)->log, level,                                       \
+			&(const struct tierd_event){ .event = (event_), .cgroup = (cgroup_), \
+						     .tier = -1, .has_bytes = true,   \
+						     .bytes = (bytes_) },             \
+			__VA_ARGS__)
 
 /* Counts, per cgroup over its tier-0 max, the ticks it got no closer. */
 static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)

@@ -21,8 +21,6 @@
 /* sd-event's default slack is 250 ms, a quarter of a default tick; ticks
  * should come when asked. */
 #define TICK_ACCURACY_USEC 1000
-/* Field buffers for journald: "TIERD_CGROUP=" + path. */
-#define FIELD_MAX (TIERD_CGROUP_PATH_MAX + 32)
 
 static uint64_t now_usec(clockid_t clock)
 {
@@ -249,32 +247,15 @@ static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const 
 		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
 		      const char *fmt, ...)
 {
-	char f_event[64], f_cgroup[FIELD_MAX], f_policy[TIERD_NAME_MAX + 16], f_tier[32], f_bytes[48],
-		msg[ERR_MAX];
-	const char *fields[5];
-	size_t n = 0;
+	const struct tierd_event ev = { .event = event, .cgroup = cgroup, .policy = policy,
+					.tier = tier, .bytes = bytes };
+	char msg[ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(f_event, sizeof(f_event), "TIERD_EVENT=%s", event);
-	fields[n++] = f_event;
-	if (cgroup) {
-		snprintf(f_cgroup, sizeof(f_cgroup), "TIERD_CGROUP=%s", cgroup);
-		fields[n++] = f_cgroup;
-	}
-	if (policy) {
-		snprintf(f_policy, sizeof(f_policy), "TIERD_POLICY=%s", policy);
-		fields[n++] = f_policy;
-	}
-	if (tier >= 0) {
-		snprintf(f_tier, sizeof(f_tier), "TIERD_TIER=%d", tier);
-		fields[n++] = f_tier;
-		snprintf(f_bytes, sizeof(f_bytes), "TIERD_BYTES=%llu", (unsigned long long)bytes);
-		fields[n++] = f_bytes;
-	}
-	tierd_log_fields(&d->log, level, fields, n, "%s", msg);
+	tierd_log_event(&d->log, level, &ev, "%s", msg);
 }
 
 /* "; plan: demote 320.0M to tiers 3, 2" for the budget demotions of cgroup

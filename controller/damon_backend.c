@@ -1,6 +1,5 @@
 /* tierd's DAMON backend; see damon_backend.h. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,12 @@
 #include "../policy/util.h"
 
 #define ERR_MAX 1024
-#define EVENT_FIELD_MAX 64
 
-static void log_event(const struct tierd_logger *log, enum tierd_log_level level, const char *event,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void log_event(const struct tierd_logger *log, enum tierd_log_level level, const char *event,
-		      const char *fmt, ...)
-{
-	char field[EVENT_FIELD_MAX], msg[ERR_MAX];
-	const char *fields[] = { field };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(field, sizeof(field), "TIERD_EVENT=%s", event);
-	tierd_log_fields(log, level, fields, 1, "%s", msg);
-}
+/* A DAMON event: TIERD_EVENT only. */
+#define log_event(log, level, event_, ...)                                      \
+	tierd_log_event(log, level,                                            \
+			&(const struct tierd_event){ .event = (event_), .tier = -1 }, \
+			__VA_ARGS__)
 
 static void set_mode(struct tierd_damon_backend *b, enum tierd_damon_mode mode, const char *why)
 {

@@ -15,6 +15,11 @@
 /* Message, priority, syslog identifier, event fields. */
 #define LOG_MAX_FIELDS 16
 #define LOG_MSG_MAX 1024
+/* Event field buffers: the "KEY=" prefix and the longest value. */
+#define EVENT_FIELD_MAX 64
+#define CGROUP_FIELD_MAX (TIERD_CGROUP_PATH_MAX + sizeof("TIERD_CGROUP="))
+#define POLICY_FIELD_MAX (TIERD_NAME_MAX + sizeof("TIERD_POLICY="))
+#define NUM_FIELD_MAX 48 /* "TIERD_BYTES=" and a 64-bit number */
 
 /* systemd sets JOURNAL_STREAM=dev:ino for a service whose stderr is the
  * journal (systemd.exec(5)); then native journal logging is preferred. */
@@ -98,4 +103,39 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 		iov[n++] = (struct iovec){ .iov_base = (char *)fields[i], .iov_len = strlen(fields[i]) };
 	if (sd_journal_sendv(iov, (int)n) < 0)
 		fprintf(stderr, "tierd: %s: %s\n", level_name(level), msg);
+}
+
+void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
+		     const struct tierd_event *ev, const char *fmt, ...)
+{
+	char f_event[EVENT_FIELD_MAX], f_cgroup[CGROUP_FIELD_MAX], f_policy[POLICY_FIELD_MAX],
+		f_tier[NUM_FIELD_MAX], f_bytes[NUM_FIELD_MAX], msg[LOG_MSG_MAX];
+	const char *fields[5];
+	size_t n = 0;
+	va_list ap;
+
+	if (level > log->level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(f_event, sizeof(f_event), "TIERD_EVENT=%s", ev->event);
+	fields[n++] = f_event;
+	if (ev->cgroup) {
+		snprintf(f_cgroup, sizeof(f_cgroup), "TIERD_CGROUP=%s", ev->cgroup);
+		fields[n++] = f_cgroup;
+	}
+	if (ev->policy) {
+		snprintf(f_policy, sizeof(f_policy), "TIERD_POLICY=%s", ev->policy);
+		fields[n++] = f_policy;
+	}
+	if (ev->tier >= 0) {
+		snprintf(f_tier, sizeof(f_tier), "TIERD_TIER=%d", ev->tier);
+		fields[n++] = f_tier;
+	}
+	if (ev->tier >= 0 || ev->has_bytes) {
+		snprintf(f_bytes, sizeof(f_bytes), "TIERD_BYTES=%llu", (unsigned long long)ev->bytes);
+		fields[n++] = f_bytes;
+	}
+	tierd_log_fields(log, level, fields, n, "%s", msg);
 }

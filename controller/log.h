@@ -5,7 +5,9 @@
 #ifndef TIERD_LOG_H
 #define TIERD_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../policy/policy.h"
 
@@ -32,5 +34,21 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 	__attribute__((format(printf, 5, 6)));
 
 #define tierd_log(log, level, ...) tierd_log_fields(log, level, NULL, 0, __VA_ARGS__)
+
+/* The structured fields of an event: TIERD_EVENT always; TIERD_CGROUP and
+ * TIERD_POLICY when set; TIERD_TIER when tier >= 0; TIERD_BYTES with a tier
+ * or when has_bytes. */
+struct tierd_event {
+	const char *event;
+	const char *cgroup;
+	const char *policy;
+	int tier;
+	bool has_bytes;
+	uint64_t bytes;
+};
+
+void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
+		     const struct tierd_event *ev, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif
