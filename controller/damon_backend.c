@@ -132,6 +132,21 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 		  b->kd.nr_kdamonds);
 }
 
+/* Removes kdamond k's action slots from batch (and their cgroup ids, kept
+ * in step, when given). */
+static void drop_slots(struct tierd_damos_batch *batch, uint64_t *cgroup_ids, size_t k)
+{
+	for (size_t i = 0; i < batch->nr_slots;) {
+		if (batch->slots[i].ctx != k) {
+			i++;
+			continue;
+		}
+		batch->slots[i] = batch->slots[--batch->nr_slots];
+		if (cgroup_ids)
+			cgroup_ids[i] = cgroup_ids[batch->nr_slots];
+	}
+}
+
 /* Turns kdamond k on again with the configuration in force, or, when that
  * is refused (a cgroup of an action scheme is gone), with its stat scheme
  * alone. */
@@ -147,13 +162,7 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 
 		/* Its action schemes go; their slots are dropped from the batch. */
 		ctx->nr_schemes = 1;
-		for (size_t i = 0; i < b->batch->nr_slots;)
-			if (b->batch->slots[i].ctx == k) {
-				b->batch->slots[i] = b->batch->slots[--b->batch->nr_slots];
-				b->slot_cgroup_id[i] = b->slot_cgroup_id[b->batch->nr_slots];
-			} else {
-				i++;
-			}
+		drop_slots(b->batch, b->slot_cgroup_id, k);
 		r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
 	}
 	b->state.kdamond_restarts++;
@@ -372,11 +381,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
 			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
 		next->contexts[k].nr_schemes = 1;
-		for (size_t i = 0; i < batch->nr_slots;)
-			if (batch->slots[i].ctx == k)
-				batch->slots[i] = batch->slots[--batch->nr_slots];
-			else
-				i++;
+		drop_slots(batch, NULL, k);
 	}
 	for (size_t i = 0; i < batch->nr_slots; i++) {
 		const struct tierd_damos_slot *sl = &batch->slots[i];
