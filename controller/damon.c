@@ -499,6 +499,10 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
 		if (r == 0)
 			d->running = true;
 	}
+	/* Busy past the retries (seen on 6.12 while another kdamond starts):
+	 * worth trying again later, unlike someone else's kdamonds. */
+	if (r == -EBUSY)
+		r = -EAGAIN;
 	if (r < 0) {
 		char ignored[CLEANUP_ERR_MAX]; /* the first error is the one reported */
 

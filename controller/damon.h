@@ -116,9 +116,10 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *features, c
 		      size_t err_size);
 
 /* Creates one kdamond per spec context, configures it and turns it on.
- * -EBUSY (nothing written) when kdamonds already exist; -EINVAL for a bad
- * spec; -EIO when the kdamond is not "on" afterwards; other -errno from
- * sysfs. On failure the kdamonds created are removed again. */
+ * -EBUSY (nothing written) when kdamonds already exist; -EAGAIN when a
+ * `state` write stayed busy past the retries (try again later); -EINVAL
+ * for a bad spec; -EIO when the kdamond is not "on" afterwards; other
+ * -errno from sysfs. On failure the kdamonds created are removed again. */
 int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
 		      struct tierd_damon *d, char *err, size_t err_size);
 

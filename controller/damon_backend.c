@@ -80,6 +80,34 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 	return 0;
 }
 
+/* Starts tierd's kdamonds from b->spec. A busy DAMON sysfs (-EAGAIN) is
+ * tried again at each tick's collect; someone else's kdamonds (-EBUSY)
+ * mean degraded mode for good. */
+static void start_kdamonds(struct tierd_damon_backend *b, const struct tierd_logger *log)
+{
+	char err[ERR_MAX] = "";
+	int r = tierd_damon_start(b->root, b->spec, &b->kd, err, sizeof(err));
+
+	b->start_pending = r == -EAGAIN;
+	if (r == -EBUSY) {
+		set_mode(b, TIERD_DAMON_DEGRADED, err);
+		log_event(log, TIERD_LOG_WARNING, "damon-degraded", "DAMON not used: %s", err);
+	} else if (r == -EAGAIN) {
+		set_mode(b, TIERD_DAMON_FAILED, err);
+		log_event(log, TIERD_LOG_WARNING, "damon-failed",
+			  "DAMON not started yet, trying again next tick: %s", err);
+	} else if (r < 0) {
+		set_mode(b, TIERD_DAMON_FAILED, err);
+		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+	} else {
+		set_mode(b, TIERD_DAMON_RUNNING, NULL);
+		b->state.nr_kdamonds = b->kd.nr_kdamonds;
+		log_event(log, TIERD_LOG_INFO, "damon-started",
+			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
+			  b->kd.nr_kdamonds);
+	}
+}
+
 void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			       const struct tierd_topology *topo, const struct tierd_logger *log)
 {
@@ -116,20 +144,12 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 	if (r == 0)
 		r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, err,
 				      sizeof(err));
-	if (r == 0)
-		r = tierd_damon_start(root, b->spec, &b->kd, err, sizeof(err));
 	if (r < 0) {
-		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_FAILED, err);
-		log_event(log, r == -EBUSY ? TIERD_LOG_WARNING : TIERD_LOG_ERR,
-			  r == -EBUSY ? "damon-degraded" : "damon-failed",
-			  "DAMON not used: %s", err);
+		set_mode(b, TIERD_DAMON_FAILED, err);
+		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
 		return;
 	}
-	set_mode(b, TIERD_DAMON_RUNNING, NULL);
-	b->state.nr_kdamonds = b->kd.nr_kdamonds;
-	log_event(log, TIERD_LOG_INFO, "damon-started",
-		  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
-		  b->kd.nr_kdamonds);
+	start_kdamonds(b, log);
 }
 
 /* Removes kdamond k's action slots from batch (and their cgroup ids, kept
@@ -305,6 +325,8 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 	char err[ERR_MAX] = "";
 	size_t nr_moved;
 
+	if (b->start_pending)
+		start_kdamonds(b, log);
 	if (b->state.damon != TIERD_DAMON_RUNNING)
 		return 0;
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {

@@ -50,6 +50,7 @@ struct tierd_damon_backend {
 	uint64_t read_usec[TIERD_MAX_TIERS];             /* when it was taken */
 	uint64_t period_usec[TIERD_MAX_TIERS];           /* profiling period asked for */
 	struct tierd_backend_state state;
+	bool start_pending;                  /* start failed with -EAGAIN: retried each tick */
 };
 
 /* What collect learnt of one action scheme of last tick. */
