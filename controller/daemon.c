@@ -127,6 +127,25 @@ static void setup_numa_balancing(struct tierd_daemon *d)
 }
 
 /* Kernel settings, DAMON and page attribution, and the kernel actuator. */
+/* Opens /proc/kpagecgroup once DAMON runs, at start or at the tick a
+ * start that found DAMON busy succeeds (before, a late start left DAMON's
+ * regions unattributed and nothing was promoted for the whole run). */
+static void open_attribution(struct tierd_daemon *d)
+{
+	char err[ERR_MAX] = "";
+	int r;
+
+	if (d->kpagecgroup_tried || d->damon.state.damon != TIERD_DAMON_RUNNING)
+		return;
+	d->kpagecgroup_tried = true;
+	r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, err, sizeof(err));
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING,
+			  "DAMON regions cannot be attributed to cgroups: %s; only budgets are enforced",
+			  err);
+	d->kpagecgroup_open = r == 0;
+}
+
 static void start_kernel_side(struct tierd_daemon *d)
 {
 	char err[ERR_MAX] = "";
@@ -146,14 +165,7 @@ static void start_kernel_side(struct tierd_daemon *d)
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),
 			 "\"damon\": false in tierd.json");
 	}
-	if (d->damon.state.damon == TIERD_DAMON_RUNNING) {
-		r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, err, sizeof(err));
-		if (r < 0)
-			tierd_log(&d->log, TIERD_LOG_WARNING,
-				  "DAMON regions cannot be attributed to cgroups: %s; only budgets are enforced",
-				  err);
-		d->kpagecgroup_open = r == 0;
-	}
+	open_attribution(d);
 	d->kernel = (struct tierd_kernel_actuator){
 		.damon = &d->damon,
 		.fs = &d->fs,
@@ -488,6 +500,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 	int r;
 
 	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
+	open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, &d->hotness, err, sizeof(err));
 	if (r < 0)
@@ -724,6 +737,7 @@ void tierd_daemon_free(struct tierd_daemon *d)
 	if (d->kpagecgroup_open)
 		tierd_kpagecgroup_close(&d->kpagecgroup);
 	d->kpagecgroup_open = false;
+	d->kpagecgroup_tried = false;
 	tierd_hotness_set_free(&d->hotness);
 	sd_event_source_unref(d->timer);
 	d->timer = NULL;

@@ -64,6 +64,7 @@ struct tierd_daemon {
 	struct tierd_damon_backend damon;
 	struct tierd_kpagecgroup kpagecgroup;
 	bool kpagecgroup_open;
+	bool kpagecgroup_tried;    /* opened, or failed and said so, once */
 	struct tierd_hotness_set hotness;
 	struct tierd_migration_stats migrations; /* since start */
 
