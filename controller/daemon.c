@@ -126,7 +126,6 @@ static void setup_numa_balancing(struct tierd_daemon *d)
 			  "kernel.numa_balancing set to %s (was %s; restored on exit)", want[mode], was);
 }
 
-/* Kernel settings, DAMON and page attribution, and the kernel actuator. */
 /* Opens /proc/kpagecgroup once DAMON runs, at start or at the tick a
  * start that found DAMON busy succeeds (before, a late start left DAMON's
  * regions unattributed and nothing was promoted for the whole run). */
@@ -146,6 +145,7 @@ static void open_attribution(struct tierd_daemon *d)
 	d->kpagecgroup_open = r == 0;
 }
 
+/* Kernel settings, DAMON and page attribution, and the kernel actuator. */
 static void start_kernel_side(struct tierd_daemon *d)
 {
 	char err[ERR_MAX] = "";
