@@ -1,0 +1,231 @@
+/* Promotions of sampled pages; see sample_promote.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_promote.h"
+
+/* One page to move. */
+struct item {
+	uint64_t cgroup_id;
+	uint32_t tgid;
+	int node;
+	uint64_t vaddr;
+	uint64_t token;
+	uint32_t from_tier, to_tier;
+	uint32_t attempts; /* tries before this one */
+};
+
+int tierd_sample_promoter_init(struct tierd_sample_promoter *p, const struct tierd_move_pages_ops *ops,
+			       void *ops_data, struct tierd_sample_pages *pages)
+{
+	*p = (struct tierd_sample_promoter){ .ops = ops, .ops_data = ops_data, .pages = pages };
+	p->retry = calloc(TIERD_PROMOTE_RETRY_MAX, sizeof(*p->retry));
+	return p->retry ? 0 : -ENOMEM;
+}
+
+void tierd_sample_promoter_free(struct tierd_sample_promoter *p)
+{
+	free(p->retry);
+	free(p->feedback);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The node of tier with the most free memory, or -1 when it has none. */
+static int target_node(const struct tierd_topology *topo, size_t tier)
+{
+	const struct tierd_node *best = NULL;
+
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		const struct tierd_node *n = &topo->nodes[i];
+
+		if (n->tier == (int)tier && (!best || n->free_bytes > best->free_bytes))
+			best = n;
+	}
+	return best ? best->nid : -1;
+}
+
+static int tier_of_node(const struct tierd_topology *topo, int nid)
+{
+	for (size_t i = 0; i < topo->nr_nodes; i++)
+		if (topo->nodes[i].nid == nid)
+			return topo->nodes[i].tier;
+	return -1;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->cgroup_id != y->cgroup_id)
+		return x->cgroup_id < y->cgroup_id ? -1 : 1;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	/* A page both retried and planned anew: the fewer attempts first. */
+	return (x->attempts > y->attempts) - (x->attempts < y->attempts);
+}
+
+/* Adds the page behind token, when the table still knows it. */
+static void add_item(struct tierd_sample_promoter *p, const struct tierd_topology *topo,
+		     struct item *items, size_t *n, uint64_t token, uint64_t cgroup_id,
+		     size_t from_tier, size_t to_tier, uint32_t attempts)
+{
+	uint64_t vaddr;
+	uint32_t tgid;
+	int node = target_node(topo, to_tier);
+
+	if (node < 0)
+		return;
+	if (tierd_sample_pages_lookup(p->pages, token, &tgid, &vaddr) < 0) {
+		p->stale++;
+		return;
+	}
+	items[(*n)++] = (struct item){ .cgroup_id = cgroup_id, .tgid = tgid, .node = node,
+				       .vaddr = vaddr, .token = token,
+				       .from_tier = (uint32_t)from_tier,
+				       .to_tier = (uint32_t)to_tier, .attempts = attempts };
+}
+
+static struct tierd_promote_feedback *feedback_of(struct tierd_sample_promoter *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->nr_feedback; i++)
+		if (p->feedback[i].cgroup_id == id)
+			return &p->feedback[i];
+	p->feedback[p->nr_feedback] = (struct tierd_promote_feedback){ .cgroup_id = id };
+	return &p->feedback[p->nr_feedback++];
+}
+
+/* The item of group [g, g + n) at vaddr (the group is sorted by vaddr). */
+static const struct item *find_item(const struct item *g, size_t n, uint64_t vaddr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g[mid].vaddr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && g[lo].vaddr == vaddr ? &g[lo] : NULL;
+}
+
+/* Moves one group: one process's pages to one node. */
+static void move_group(struct tierd_sample_promoter *p, const struct tierd_topology *topo,
+		       const struct item *g, size_t n, uint64_t *addrs, uint64_t *again,
+		       struct tierd_migration_stats *stats, struct tierd_promotion_counts *counts,
+		       tierd_promote_log_fn log_fn, void *log_data)
+{
+	struct tierd_move_result res;
+	struct tierd_promote_feedback *fb = feedback_of(p, g->cgroup_id);
+	uint64_t tried;
+	size_t nr_again = 0;
+	uint32_t to = g->to_tier;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		addrs[i] = g[i].vaddr;
+	r = tierd_move_pages(p->ops, p->ops_data, (int)g->tgid, addrs, n, g->node, &res, again,
+			     &nr_again);
+	if (r < 0) {
+		if (log_fn)
+			log_fn(log_data, g->cgroup_id, g->tgid, g->node, r);
+		/* The process is gone: so are its pages. */
+		if (r == -ESRCH)
+			tierd_sample_pages_forget(p->pages, g->tgid);
+		nr_again = 0;
+	}
+	tried = n - res.already_on_target;
+	tierd_migration_account(stats, TIERD_PATH_MOVE_PAGES, tried * TIERD_PAGE_BYTES,
+				res.moved * TIERD_PAGE_BYTES, TIERD_MAX_TIERS, to);
+	for (size_t k = 0; k < TIERD_MAX_NODES; k++) {
+		int from = res.moved_from_node[k] ? tier_of_node(topo, (int)k) : -1;
+
+		if (from >= 0 && from < TIERD_MAX_TIERS && to < TIERD_MAX_TIERS)
+			stats->matrix[from][to] += res.moved_from_node[k] * TIERD_PAGE_BYTES;
+	}
+	if (to < TIERD_MAX_TIERS) {
+		counts->tried[to] += tried;
+		counts->succeeded[to] += res.moved;
+		counts->failed[to] += tried - res.moved;
+	}
+	fb->promoted_bytes += res.moved * TIERD_PAGE_BYTES;
+	fb->failed_bytes += (tried - res.moved) * TIERD_PAGE_BYTES;
+	for (size_t i = 0; i < nr_again && p->nr_retry < TIERD_PROMOTE_RETRY_MAX; i++) {
+		const struct item *it = find_item(g, n, again[i]);
+
+		if (!it || it->attempts + 1 >= TIERD_PROMOTE_ATTEMPTS)
+			continue;
+		p->retry[p->nr_retry++] = (struct tierd_promote_retry){
+			.token = it->token, .cgroup_id = it->cgroup_id, .to_tier = it->to_tier,
+			.from_tier = it->from_tier, .attempts = it->attempts + 1 };
+	}
+}
+
+int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_engine_input *in,
+			 const struct tierd_plan *plan, struct tierd_migration_stats *stats,
+			 struct tierd_promotion_counts *counts, tierd_promote_log_fn log_fn,
+			 void *log_data)
+{
+	struct tierd_promote_feedback *fb = NULL;
+	uint64_t *addrs = NULL, *again = NULL;
+	struct item *items = NULL;
+	size_t nr_pages = p->nr_retry, n = 0;
+	int r = -ENOMEM;
+
+	for (size_t i = 0; i < plan->nr_actions; i++) {
+		const struct tierd_action *a = &plan->actions[i];
+
+		if (a->kind == TIERD_ACTION_MIGRATE && tierd_sample_token(a->start))
+			nr_pages += (a->end - a->start + TIERD_PAGE_BYTES - 1) / TIERD_PAGE_BYTES;
+	}
+	if (nr_pages) {
+		items = calloc(nr_pages, sizeof(*items));
+		addrs = calloc(nr_pages, sizeof(*addrs));
+		again = calloc(nr_pages, sizeof(*again));
+		fb = calloc(nr_pages, sizeof(*fb));
+		if (!items || !addrs || !again || !fb)
+			goto out;
+	}
+	for (size_t i = 0; i < p->nr_retry; i++)
+		add_item(p, in->topo, items, &n, p->retry[i].token, p->retry[i].cgroup_id,
+			 p->retry[i].from_tier, p->retry[i].to_tier, p->retry[i].attempts);
+	for (size_t i = 0; i < plan->nr_actions; i++) {
+		const struct tierd_action *a = &plan->actions[i];
+
+		if (a->kind != TIERD_ACTION_MIGRATE || !tierd_sample_token(a->start))
+			continue;
+		for (uint64_t t = a->start; t < a->end; t += TIERD_PAGE_BYTES)
+			add_item(p, in->topo, items, &n, t, in->cgroups[a->cgroup].obs->id,
+				 a->from_tier, a->to_tier, 0);
+	}
+	qsort(items, n, sizeof(*items), cmp_item);
+	free(p->feedback);
+	p->feedback = fb;
+	fb = NULL;
+	p->nr_feedback = 0;
+	p->nr_retry = 0;
+	for (size_t i = 0, k = 0; i < n; i = k) {
+		size_t m = 0;
+
+		/* One group: same cgroup, process and node; each page once. */
+		for (k = i; k < n && items[k].cgroup_id == items[i].cgroup_id &&
+			    items[k].tgid == items[i].tgid && items[k].node == items[i].node;
+		     k++)
+			if (m == 0 || items[i + m - 1].vaddr != items[k].vaddr)
+				items[i + m++] = items[k];
+		move_group(p, in->topo, items + i, m, addrs, again, stats, counts, log_fn, log_data);
+	}
+	r = 0;
+out:
+	free(fb);
+	free(again);
+	free(addrs);
+	free(items);
+	return r;
+}
