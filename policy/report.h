@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpfstats.h"
 #include "engine.h"
 #include "migstats.h"
 #include "policy.h"
@@ -20,6 +21,8 @@ struct tierd_report_cgroup {
 	enum tierd_sharing sharing;
 	uint64_t current_bytes;
 	struct tierd_cgroup_standing standing;
+	bool bpf_sampled;          /* managed by the BPF sampler: bpf holds its counters */
+	struct tierd_bpf_cgroup_counts bpf;
 };
 
 struct tierd_report {
@@ -35,6 +38,7 @@ struct tierd_report {
 	/* Since the daemon started; the daemon fills these after building. */
 	struct tierd_migration_stats migrations;
 	struct tierd_backend_state backend;
+	struct tierd_bpf_state bpf;
 };
 
 /* Builds a report from the engine's input and plan. Returns 0 or -ENOMEM. */
