@@ -105,6 +105,7 @@ void tierd_config_defaults(struct tierd_config *cfg)
 	cfg->migration_budget.bytes = TIERD_DEFAULT_MIGRATION_BYTES;
 	cfg->migration_budget.period_usec = TIERD_DEFAULT_MIGRATION_PERIOD_USEC;
 	cfg->damon = true;
+	cfg->bpf = true;
 	cfg->manage_demotion = true;
 	cfg->numa_balancing = TIERD_NUMAB_LEAVE;
 }

@@ -149,6 +149,7 @@ struct tierd_config {
 	size_t nr_tier_override;               /* 0 = use the kernel's tiers */
 	struct tierd_nodeset tier_override[TIERD_MAX_TIERS];
 	bool damon;                            /* use DAMON when the kernel has it */
+	bool bpf;                              /* sample hint faults with BPF when possible */
 	bool manage_demotion;                  /* may set demotion_enabled for memory.reclaim */
 	enum tierd_numa_balancing numa_balancing;
 };

@@ -989,7 +989,7 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	static const char *const keys[] = { "tick_interval", "metrics_file", "state_file",
 					    "policy_dir",    "log_level",    "migration_budget",
 					    "tiers",         "damon",        "manage_demotion",
-					    "numa_balancing", NULL };
+					    "numa_balancing", "bpf",    NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
 	size_t first_diag = diags->nr;
 	json_object *root = NULL, *v;
@@ -1021,6 +1021,9 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	if (json_object_object_get_ex(root, "damon", &v) &&
 	    expect_type(&c, v, "damon", json_type_boolean, "true or false"))
 		cfg->damon = json_object_get_boolean(v);
+	if (json_object_object_get_ex(root, "bpf", &v) &&
+	    expect_type(&c, v, "bpf", json_type_boolean, "true or false"))
+		cfg->bpf = json_object_get_boolean(v);
 	if (json_object_object_get_ex(root, "manage_demotion", &v) &&
 	    expect_type(&c, v, "manage_demotion", json_type_boolean, "true or false"))
 		cfg->manage_demotion = json_object_get_boolean(v);
