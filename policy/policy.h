@@ -81,6 +81,12 @@ struct tierd_migration_budget {
 	uint64_t period_usec;
 };
 
+/* The BPF sampler's token bucket when a policy says nothing: bpf/tierd_sampler.h's
+ * TIERD_BPF_DEFAULT_RATE_PER_SEC and TIERD_BPF_DEFAULT_BURST, repeated because
+ * policy/ does not include bpf/ headers (the daemon asserts that they agree). */
+#define TIERD_SAMPLING_DEFAULT_RATE 2000
+#define TIERD_SAMPLING_DEFAULT_BURST 500
+
 struct tierd_policy {
 	char name[TIERD_NAME_MAX];
 	char file[TIERD_FILE_PATH_MAX];
@@ -94,6 +100,8 @@ struct tierd_policy {
 	bool has_migration_budget;
 	struct tierd_migration_budget migration_budget;
 	enum tierd_sharing sharing;
+	uint32_t sampling_rate;  /* hint-fault samples per second per CPU; always set */
+	uint32_t sampling_burst; /* token bucket size per CPU; always set */
 };
 
 struct tierd_policy_set {

@@ -27,6 +27,10 @@
 #define POLICY_FILE_MAX_BYTES (1024 * 1024)
 /* json-c's default nesting limit. */
 #define JSON_MAX_DEPTH 32
+/* Largest "sampling" rate and burst: 1,000,000 samples/s of one CPU fill the
+ * sampler's 1 MiB ring (16,384 records, bpf/tierd_sampler.h) in 16 ms, so more
+ * would limit nothing; burst * 10^9 nanotokens stays far inside 64 bits. */
+#define SAMPLING_MAX 1000000
 
 struct ctx {
 	const char *file;
@@ -251,6 +255,26 @@ static int get_migration_budget(struct ctx *c, json_object *o, const char *path,
 		r = -EINVAL;
 	}
 	return r;
+}
+
+/* "sampling": {"rate": N, "burst": N}, each optional: the BPF sampler's token
+ * bucket for the policy's cgroups, per CPU. */
+static void parse_sampling(struct ctx *c, json_object *o, struct tierd_policy *p)
+{
+	static const char *const keys[] = { "rate", "burst", NULL };
+	json_object *v;
+	int64_t n;
+
+	if (!expect_type(c, o, "sampling", json_type_object,
+			 "an object {\"rate\": ..., \"burst\": ...}"))
+		return;
+	check_keys(c, o, "sampling", keys);
+	if (json_object_object_get_ex(o, "rate", &v) &&
+	    get_int(c, v, "sampling.rate", 1, SAMPLING_MAX, &n) == 0)
+		p->sampling_rate = (uint32_t)n;
+	if (json_object_object_get_ex(o, "burst", &v) &&
+	    get_int(c, v, "sampling.burst", 1, SAMPLING_MAX, &n) == 0)
+		p->sampling_burst = (uint32_t)n;
 }
 
 static bool valid_name(const char *s)
@@ -602,9 +626,9 @@ static int parse_document(struct ctx *c, json_object **ret)
 int tierd_policy_parse(const char *file, const char *text, size_t len, struct tierd_policy *out,
 		       struct tierd_diags *diags)
 {
-	static const char *const keys[] = { "name",     "match",   "priority",
+	static const char *const keys[] = { "name",     "match",    "priority",
 					    "tiers",    "strategy", "migration_budget",
-					    "sharing",  NULL };
+					    "sharing",  "sampling", NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
 	size_t first_diag = diags->nr;
 	struct tierd_policy p = { 0 };
@@ -618,6 +642,8 @@ int tierd_policy_parse(const char *file, const char *text, size_t len, struct ti
 	snprintf(p.file, sizeof(p.file), "%s", file);
 	p.strategy = TIERD_STRATEGY_NONE;
 	p.sharing = TIERD_SHARING_ISLAND;
+	p.sampling_rate = TIERD_SAMPLING_DEFAULT_RATE;
+	p.sampling_burst = TIERD_SAMPLING_DEFAULT_BURST;
 
 	if (!expect_type(&c, root, "", json_type_object, "a policy object"))
 		goto done;
@@ -652,6 +678,9 @@ int tierd_policy_parse(const char *file, const char *text, size_t len, struct ti
 
 	if (json_object_object_get_ex(root, "sharing", &v))
 		parse_sharing(&c, v, &p);
+
+	if (json_object_object_get_ex(root, "sampling", &v))
+		parse_sampling(&c, v, &p);
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);

@@ -101,7 +101,35 @@ static void test_defaults(void)
 	CHECK_EQ_INT(p.nr_tiers, 0);
 	CHECK(!p.has_migration_budget);
 	CHECK(p.strategy_params_json == NULL);
+	CHECK_EQ_U64(p.sampling_rate, 2000);
+	CHECK_EQ_U64(p.sampling_burst, 500);
 	tierd_policy_free(&p);
+}
+
+/* Parses a policy whose "sampling" is the given JSON; checks it loads. */
+static void check_sampling(const char *sampling, uint32_t rate, uint32_t burst)
+{
+	char text[256];
+	struct tierd_diags diags = { 0 };
+	struct tierd_policy p;
+
+	snprintf(text, sizeof(text), "{\"name\": \"n\", \"match\": {\"path\": \"/x\"}, \"sampling\": %s}",
+		 sampling);
+	CHECK_EQ_INT(tierd_policy_parse("s.json", text, strlen(text), &p, &diags), 0);
+	CHECK_EQ_INT(diags.nr, 0);
+	CHECK_EQ_U64(p.sampling_rate, rate);
+	CHECK_EQ_U64(p.sampling_burst, burst);
+	tierd_policy_free(&p);
+	tierd_diags_free(&diags);
+}
+
+static void test_sampling(void)
+{
+	check_sampling("{\"rate\": 100, \"burst\": 20}", 100, 20);
+	check_sampling("{\"rate\": 1000000, \"burst\": 1}", 1000000, 1);
+	check_sampling("{\"rate\": 300}", 300, 500);
+	check_sampling("{\"burst\": 64}", 2000, 64);
+	check_sampling("{}", 2000, 500);
 }
 
 static void test_bad_cases(void)
@@ -111,7 +139,7 @@ static void test_bad_cases(void)
 		const char *expected;
 	} cases[] = {
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"colour\": 1}",
-		  "p.json:1:40: colour: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing" },
+		  "p.json:1:40: colour: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing, sampling" },
 		{ "{\"match\": {\"path\": \"/x\"}}", "p.json:1:1: missing key \"name\"" },
 		{ "{\"name\": \"a\"}", "p.json:1:1: missing key \"match\"" },
 		{ "{\"name\": \"a b\", \"match\": {\"path\": \"/x\"}}",
@@ -157,6 +185,16 @@ static void test_bad_cases(void)
 		  "p.json:1:86: migration_budget.period: expected a positive duration with a unit (us, ms, s, m, h), got \"10\"" },
 		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sharing\": \"ocean\"}",
 		  "p.json:1:51: sharing: expected \"island\" or \"pool\", got \"ocean\"" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sampling\": {\"rate\": 0}}",
+		  "p.json:1:61: sampling.rate: expected an integer from 1 to 1000000, got 0" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sampling\": {\"burst\": 1000001}}",
+		  "p.json:1:62: sampling.burst: expected an integer from 1 to 1000000, got 1000001" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sampling\": {\"rate\": \"2000\"}}",
+		  "p.json:1:61: sampling.rate: expected an integer, got a string" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sampling\": {\"rate\": 10, \"bucket\": 5}}",
+		  "p.json:1:65: sampling.bucket: unknown key; expected one of: rate, burst" },
+		{ "{\"name\": \"a\", \"match\": {\"path\": \"/x\"}, \"sampling\": 2000}",
+		  "p.json:1:52: sampling: expected an object {\"rate\": ..., \"burst\": ...}, got an integer" },
 		{ "{\"name\": \"a\", \"name\": \"b\", \"match\": {\"path\": \"/x\"}}",
 		  "p.json:1:15: name: key written twice in one object; keep one" },
 		{ "{\n  \"name\": \"a\",\n  \"match\": {\"path\": \"/x\"}\n  \"tiers\": []\n}",
@@ -186,7 +224,7 @@ static void test_error_order(void)
 	CHECK_EQ_INT(r, -EINVAL);
 	CHECK_EQ_STR(got, "p.json:2:10: name: expected letters, digits, '_', '-', '.', '@' only, got \"a b\"\n"
 			  "p.json:4:13: sharing: expected \"island\" or \"pool\", got an integer\n"
-			  "p.json:5:2: zz: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing\n"
+			  "p.json:5:2: zz: unknown key; expected one of: name, match, priority, tiers, strategy, migration_budget, sharing, sampling\n"
 			  "p.json:6:14: priority: expected an integer, got a string");
 }
 
@@ -461,6 +499,7 @@ int main(void)
 {
 	test_good_policy();
 	test_defaults();
+	test_sampling();
 	test_config_kernel();
 	test_bad_cases();
 	test_error_order();
