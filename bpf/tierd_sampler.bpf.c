@@ -11,6 +11,17 @@
  * write bit per CPU, and the hint-fault hook consumes it when it belongs to
  * the same task.
  *
+ * Reaccess interval (Mole's hotness signal): the time from the scanner
+ * making a page PROT_NONE to its hint fault. task_numa_work() protects a
+ * process's memory range by range with change_prot_numa(vma, addr, end),
+ * in the context of one of the process's threads; the fentry hook keeps the
+ * last TIERD_BPF_SCAN_RANGES ranges and their times per process (`scans`),
+ * and the hint-fault hook looks the newest range holding the fault address
+ * up. In tiering mode change_pte_range() skips top-tier pages and pages
+ * already PROT_NONE, so a page left untouched over several passes keeps its
+ * oldest protection while the newest range holding it is a later pass's:
+ * its interval is then a lower bound (it is cold either way).
+ *
  * Filters: only cgroups in `cgroups` (tierd fills it from its policies),
  * only nodes whose `node_tiers` entry is not TIERD_BPF_TIER_SKIP. Each
  * managed cgroup has a slot with per-CPU counters and a per-CPU token
@@ -74,6 +85,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct tierd_bpf_last_fault);
 } last_fault SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TIERD_BPF_MAX_SCANNED_PROCS);
+	__type(key, __u32);
+	__type(value, struct tierd_bpf_scans);
+} scans SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -143,6 +161,47 @@ static __always_inline struct tierd_bpf_global *global_counters(void)
 	return bpf_map_lookup_elem(&global, &zero);
 }
 
+/* The helper returns tgid << 32 | pid (include/uapi/linux/bpf.h). */
+static __always_inline __u32 current_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+/* task_numa_work() runs as task work of a thread of the scanned process
+ * (vma->vm_mm is current's mm): the current tgid and cgroup are the
+ * process's. */
+SEC("fentry/change_prot_numa")
+int BPF_PROG(tierd_numa_scan, struct vm_area_struct *vma, unsigned long addr,
+	     unsigned long end)
+{
+	static const struct tierd_bpf_scans empty;
+	__u64 cgid = bpf_get_current_cgroup_id();
+	__u32 tgid = current_tgid();
+	struct tierd_bpf_scans *sc;
+
+	if (!bpf_map_lookup_elem(&cgroups, &cgid))
+		return 0;
+	sc = bpf_map_lookup_elem(&scans, &tgid);
+	if (!sc) {
+		/* BPF_NOEXIST: a racing first insert of another thread wins. */
+		bpf_map_update_elem(&scans, &tgid, &empty, BPF_NOEXIST);
+		sc = bpf_map_lookup_elem(&scans, &tgid);
+		if (!sc)
+			return 0;
+	}
+	tierd_bpf_scan_add(sc, addr, end, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* The reaccess interval of this task's fault at addr (0: unknown). */
+static __always_inline __u64 fault_interval(__u64 addr, __u64 now)
+{
+	__u32 tgid = current_tgid();
+	struct tierd_bpf_scans *sc = bpf_map_lookup_elem(&scans, &tgid);
+
+	return sc ? tierd_bpf_scan_interval(sc, addr, now) : 0;
+}
+
 SEC("fentry/task_numa_fault")
 int BPF_PROG(tierd_numa_fault, int last_cpupid, int mem_node, int pages, int flags)
 {
@@ -154,7 +213,7 @@ int BPF_PROG(tierd_numa_fault, int last_cpupid, int mem_node, int pages, int fla
 	struct tierd_bpf_sample *rec;
 	__u32 node = mem_node, slot, tier, *tierp;
 	__u16 sflags = 0;
-	__u64 addr, now;
+	__u64 addr, now, interval = 0;
 
 	if (!g)
 		return 0;
@@ -178,10 +237,15 @@ int BPF_PROG(tierd_numa_fault, int last_cpupid, int mem_node, int pages, int fla
 		cnt->migrated++;
 	if (flags & TIERD_TNF_MIGRATE_FAIL)
 		cnt->migrate_failed++;
-	addr = take_fault_addr(&sflags);
-	if (!(sflags & TIERD_BPF_SAMPLE_ADDR))
-		g->no_addr++;
 	now = bpf_ktime_get_ns();
+	addr = take_fault_addr(&sflags);
+	if (!(sflags & TIERD_BPF_SAMPLE_ADDR)) {
+		g->no_addr++;
+	} else {
+		interval = fault_interval(addr, now);
+		if (!interval)
+			g->no_interval++;
+	}
 	if (!tierd_bpf_bucket_take(bucket, now, cg->rate_per_sec, cg->burst)) {
 		cnt->drops[tier]++;
 		return 0;
@@ -194,11 +258,14 @@ int BPF_PROG(tierd_numa_fault, int last_cpupid, int mem_node, int pages, int fla
 	rec->cgroup_id = cgid;
 	rec->addr = addr;
 	rec->time_ns = now;
+	rec->interval_ns = interval;
 	rec->node = node;
 	rec->tier = tier;
 	rec->pages = pages;
+	rec->tgid = current_tgid();
 	rec->flags = sflags;
 	rec->tnf_flags = flags;
+	rec->pad = 0;
 	bpf_ringbuf_submit(rec, 0);
 	cnt->samples[tier]++;
 	return 0;

@@ -22,10 +22,12 @@
 #define TASK_NUMA_FAULT_ARGS 4
 #define PAGE_FAULT_USER_TP_ARGS 4
 #define MM_MIGRATE_PAGES_TP_ARGS 9
+#define CHANGE_PROT_NUMA_ARGS 3
 
 struct tierd_bpf_sampler {
 	struct tierd_sampler_bpf *skel;
 	struct ring_buffer *ring;
+	struct tierd_bpf_hooks hooks;
 	int nr_cpus;
 	uint64_t slot_cgroup[TIERD_BPF_MAX_CGROUPS]; /* 0: free slot */
 	/* The drain in progress (ring_buffer__new fixes its context pointer). */
@@ -34,21 +36,28 @@ struct tierd_bpf_sampler {
 	int fn_err;
 };
 
-int tierd_bpf_sample_convert(const void *rec, size_t size, struct tierd_sample *ret)
+int tierd_bpf_sample_convert(const void *rec, size_t size, struct tierd_sample *ret,
+			     uint32_t *tgid)
 {
 	const struct tierd_bpf_sample *r = rec;
+	uint64_t interval_usec;
 
 	if (size < sizeof(*r))
 		return -EINVAL;
 	if (!(r->flags & TIERD_BPF_SAMPLE_ADDR))
 		return -ENODATA;
+	interval_usec = r->interval_ns / NSEC_PER_USEC;
+	/* 0 means unknown to the engine: a known sub-microsecond interval is 1. */
+	if (r->interval_ns && !interval_usec)
+		interval_usec = 1;
 	*ret = (struct tierd_sample){
 		.addr = r->addr & ~(TIERD_PAGE_BYTES - 1),
 		.tier = (int)r->tier,
 		.time_usec = r->time_ns / NSEC_PER_USEC,
-		.interval_usec = 0,
+		.interval_usec = interval_usec,
 		.write = (r->flags & TIERD_BPF_SAMPLE_WRITE) != 0,
 	};
+	*tgid = r->tgid;
 	return 0;
 }
 
@@ -137,6 +146,8 @@ int tierd_bpf_probe_hooks(const char *btf_path, const char *tracefs,
 		ret->migrate = TIERD_BPF_ATTACH_BTF;
 	else if (has_tracepoint(tracefs, "migrate/mm_migrate_pages"))
 		ret->migrate = TIERD_BPF_ATTACH_TRACEPOINT;
+	if (has_proto(btf, "change_prot_numa", BTF_KIND_FUNC, CHANGE_PROT_NUMA_ARGS))
+		ret->numa_scan = TIERD_BPF_ATTACH_BTF;
 	if (ret->numa_fault == TIERD_BPF_ATTACH_NONE) {
 		r = -EOPNOTSUPP;
 		snprintf(err, err_size,
@@ -153,14 +164,15 @@ static int handle_record(void *ctx, void *data, size_t size)
 	struct tierd_bpf_sampler *s = ctx;
 	const struct tierd_bpf_sample *rec = data;
 	struct tierd_sample sample;
+	uint32_t tgid;
 	int r;
 
-	r = tierd_bpf_sample_convert(data, size, &sample);
+	r = tierd_bpf_sample_convert(data, size, &sample, &tgid);
 	if (r == -ENODATA)
 		return 0;
 	if (r < 0 || !s->fn)
 		return r;
-	r = s->fn(rec->cgroup_id, &sample, rec->pages, s->userdata);
+	r = s->fn(rec->cgroup_id, tgid, &sample, rec->pages, s->userdata);
 	if (r < 0)
 		s->fn_err = r;
 	return r;
@@ -175,6 +187,8 @@ static void choose_programs(struct tierd_sampler_bpf *skel, const struct tierd_b
 	bpf_program__set_autoload(skel->progs.tierd_migrate, h->migrate == TIERD_BPF_ATTACH_BTF);
 	bpf_program__set_autoload(skel->progs.tierd_migrate_tp,
 				  h->migrate == TIERD_BPF_ATTACH_TRACEPOINT);
+	bpf_program__set_autoload(skel->progs.tierd_numa_scan,
+				  h->numa_scan == TIERD_BPF_ATTACH_BTF);
 }
 
 static int skip_all_nodes(struct tierd_bpf_sampler *s)
@@ -201,6 +215,7 @@ int tierd_bpf_sampler_new(const struct tierd_bpf_hooks *hooks, struct tierd_bpf_
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->hooks = *hooks;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
 		r = s->nr_cpus < 0 ? s->nr_cpus : -EINVAL;
@@ -250,6 +265,11 @@ void tierd_bpf_sampler_free(struct tierd_bpf_sampler *s)
 	ring_buffer__free(s->ring);
 	tierd_sampler_bpf__destroy(s->skel);
 	free(s);
+}
+
+const struct tierd_bpf_hooks *tierd_bpf_sampler_hooks(const struct tierd_bpf_sampler *s)
+{
+	return &s->hooks;
 }
 
 int tierd_bpf_sampler_set_node_tier(struct tierd_bpf_sampler *s, uint32_t node, uint32_t tier)
@@ -387,6 +407,7 @@ int tierd_bpf_sampler_global(const struct tierd_bpf_sampler *s, struct tierd_bpf
 		ret->unmanaged_faults += cpu[c].unmanaged_faults;
 		ret->skipped_tier += cpu[c].skipped_tier;
 		ret->no_addr += cpu[c].no_addr;
+		ret->no_interval += cpu[c].no_interval;
 	}
 	free(cpu);
 	return r;

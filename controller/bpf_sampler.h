@@ -8,9 +8,11 @@
  * (x86) for the address and the write bit, else the tracepoint of the same
  * name through tracefs, else samples go without an address;
  * tp_btf/mm_migrate_pages with 6.12's 8 arguments, else its tracefs
- * tracepoint. Minimum kernel: 5.18 (NUMA-balancing tiering mode; fentry,
- * tp_btf and the BPF ring buffer are older) with CONFIG_DEBUG_INFO_BTF;
- * verified on 6.12.
+ * tracepoint; fentry/change_prot_numa(vma, addr, end), where the
+ * NUMA-balancing scanner protects a range, for reaccess intervals, else
+ * samples go with interval 0. Minimum kernel: 5.18 (NUMA-balancing tiering
+ * mode; fentry, tp_btf, LRU hash maps and the BPF ring buffer are older)
+ * with CONFIG_DEBUG_INFO_BTF; verified on 6.12.
  *
  * When BPF, BTF or the capability is missing, tierd_bpf_sampler_new()
  * fails with -errno and a message saying which, and tierd falls back to
@@ -36,6 +38,7 @@ struct tierd_bpf_hooks {
 	enum tierd_bpf_attach numa_fault; /* task_numa_fault: NONE or BTF */
 	enum tierd_bpf_attach fault_addr; /* exceptions:page_fault_user */
 	enum tierd_bpf_attach migrate;    /* migrate:mm_migrate_pages */
+	enum tierd_bpf_attach numa_scan;  /* change_prot_numa: NONE or BTF */
 };
 
 /* Probes the hooks in the BTF at btf_path (NULL: the running kernel's,
@@ -60,6 +63,9 @@ int tierd_bpf_sampler_new(const struct tierd_bpf_hooks *hooks, struct tierd_bpf_
 			  char *err, size_t err_size);
 void tierd_bpf_sampler_free(struct tierd_bpf_sampler *s);
 
+/* The hooks the sampler was loaded with, for status lines. */
+const struct tierd_bpf_hooks *tierd_bpf_sampler_hooks(const struct tierd_bpf_sampler *s);
+
 /* Samples hint faults on node when tier is a tier index, not at all when it
  * is TIERD_BPF_TIER_SKIP (fast tiers). 0, -EINVAL (node out of range), or
  * the map update's -errno. */
@@ -79,10 +85,11 @@ int tierd_bpf_sampler_unmanage(struct tierd_bpf_sampler *s, uint64_t cgroup_id);
  * source). */
 int tierd_bpf_sampler_fd(const struct tierd_bpf_sampler *s);
 
-/* Called per record that has an address; pages is 1 or the huge page's
- * count. A negative return stops the drain and is returned by it. */
-typedef int (*tierd_bpf_sample_fn)(uint64_t cgroup_id, const struct tierd_sample *sample,
-				   uint32_t pages, void *userdata);
+/* Called per record that has an address; tgid is the faulting process
+ * (for move_pages(2)), pages 1 or the huge page's count. A negative return
+ * stops the drain and is returned by it. */
+typedef int (*tierd_bpf_sample_fn)(uint64_t cgroup_id, uint32_t tgid,
+				   const struct tierd_sample *sample, uint32_t pages, void *userdata);
 
 /* Consumes every waiting record without blocking. Returns the number of
  * records consumed (those without an address included), or -errno. */
@@ -101,10 +108,13 @@ int tierd_bpf_sampler_migrations(const struct tierd_bpf_sampler *s,
 /* Pure parts, no kernel needed. */
 
 /* The engine's sample for a ring-buffer record of size bytes: page-aligned
- * address, tier, CLOCK_MONOTONIC microseconds, write bit; the reaccess
- * interval is not known to this hook (0). Returns 0, -EINVAL for a record
- * shorter than struct tierd_bpf_sample, -ENODATA for one without address. */
-int tierd_bpf_sample_convert(const void *rec, size_t size, struct tierd_sample *ret);
+ * address, tier, CLOCK_MONOTONIC microseconds, write bit, reaccess interval
+ * in microseconds (0 unknown; below 1 us it rounds up to 1, so it stays
+ * known), and the record's process in *tgid. Returns 0, -EINVAL for a
+ * record shorter than struct tierd_bpf_sample, -ENODATA for one without
+ * address. */
+int tierd_bpf_sample_convert(const void *rec, size_t size, struct tierd_sample *ret,
+			     uint32_t *tgid);
 
 /* Adds the per-CPU values cpu[0..nr_cpus) of one counters entry into *sum
  * (zeroed first). Entries are spaced by the kernel's 8-byte rounding, which

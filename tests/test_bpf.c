@@ -5,6 +5,7 @@
  * answer from hand-made BTF, and the pure parts (record conversion,
  * per-CPU sums, the token bucket the BPF program runs) give exact values. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,10 +55,16 @@ static void test_skeleton_opens(void)
 		  sizeof(struct tierd_bpf_migrations), TIERD_BPF_NR_REASONS);
 	check_map(skel->maps.last_fault, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 		  sizeof(struct tierd_bpf_last_fault), 1);
+	check_map(skel->maps.scans, BPF_MAP_TYPE_LRU_HASH, 4, sizeof(struct tierd_bpf_scans),
+		  TIERD_BPF_MAX_SCANNED_PROCS);
 	CHECK_EQ_INT(bpf_map__type(skel->maps.samples), BPF_MAP_TYPE_RINGBUF);
 	CHECK_EQ_INT(bpf_map__max_entries(skel->maps.samples), TIERD_BPF_RING_BYTES);
-	/* The record the loader converts is the record the program writes. */
-	CHECK_EQ_INT(sizeof(struct tierd_bpf_sample), 40);
+	/* The sizes the header's comments count with (ring capacity, memory). */
+	CHECK_EQ_INT(sizeof(struct tierd_bpf_sample), 56);
+	CHECK_EQ_INT(offsetof(struct tierd_bpf_sample, interval_ns), 24);
+	CHECK_EQ_INT(offsetof(struct tierd_bpf_sample, tgid), 44);
+	CHECK_EQ_INT(sizeof(struct tierd_bpf_scans), 776);
+	CHECK_EQ_INT(sizeof(struct tierd_bpf_global), 32);
 	CHECK_EQ_STR(bpf_program__section_name(skel->progs.tierd_numa_fault),
 		     "fentry/task_numa_fault");
 	CHECK_EQ_STR(bpf_program__section_name(skel->progs.tierd_fault_user),
@@ -68,6 +75,8 @@ static void test_skeleton_opens(void)
 		     "tp_btf/mm_migrate_pages");
 	CHECK_EQ_STR(bpf_program__section_name(skel->progs.tierd_migrate_tp),
 		     "tracepoint/migrate/mm_migrate_pages");
+	CHECK_EQ_STR(bpf_program__section_name(skel->progs.tierd_numa_scan),
+		     "fentry/change_prot_numa");
 	CHECK_EQ_INT(bpf_program__autoload(skel->progs.tierd_numa_fault), 1);
 	tierd_sampler_bpf__destroy(skel);
 }
@@ -78,30 +87,89 @@ static void test_convert(void)
 		.cgroup_id = 4242,
 		.addr = 0x7f0012345678ull,
 		.time_ns = 12345678999ull,
+		.interval_ns = 1234567999ull,
 		.node = 3,
 		.tier = 3,
 		.pages = 1,
+		.tgid = 4321,
 		.flags = TIERD_BPF_SAMPLE_ADDR | TIERD_BPF_SAMPLE_WRITE,
 		.tnf_flags = 0,
+		.pad = 0,
 	};
 	struct tierd_sample s;
+	uint32_t tgid = 0;
 
-	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s), 0);
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
 	CHECK_EQ_U64(s.addr, 0x7f0012345000ull);
 	CHECK_EQ_INT(s.tier, 3);
 	CHECK_EQ_U64(s.time_usec, 12345678ull);
-	CHECK_EQ_U64(s.interval_usec, 0);
+	CHECK_EQ_U64(s.interval_usec, 1234567ull);
 	CHECK_EQ_INT(s.write, 1);
+	CHECK_EQ_U64(tgid, 4321);
 
+	/* Unknown stays 0; a known interval under 1 us rounds up to 1 us, one
+	 * of exactly 1 us is 1 us, one just under 2 us truncates to 1 us. */
 	rec.flags = TIERD_BPF_SAMPLE_ADDR;
 	rec.tier = 1;
-	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s), 0);
+	rec.interval_ns = 0;
+	rec.tgid = 1;
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
 	CHECK_EQ_INT(s.write, 0);
 	CHECK_EQ_INT(s.tier, 1);
+	CHECK_EQ_U64(s.interval_usec, 0);
+	CHECK_EQ_U64(tgid, 1);
+	rec.interval_ns = 1;
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
+	CHECK_EQ_U64(s.interval_usec, 1);
+	rec.interval_ns = 999;
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
+	CHECK_EQ_U64(s.interval_usec, 1);
+	rec.interval_ns = 1000;
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
+	CHECK_EQ_U64(s.interval_usec, 1);
+	rec.interval_ns = 1999;
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), 0);
+	CHECK_EQ_U64(s.interval_usec, 1);
 
 	rec.flags = TIERD_BPF_SAMPLE_WRITE;
-	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s), -ENODATA);
-	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec) - 1, &s), -EINVAL);
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec), &s, &tgid), -ENODATA);
+	CHECK_EQ_INT(tierd_bpf_sample_convert(&rec, sizeof(rec) - 1, &s, &tgid), -EINVAL);
+}
+
+static void test_scan_interval(void)
+{
+	static struct tierd_bpf_scans sc;
+	const uint64_t t0 = 7 * SEC_NS;
+
+	memset(&sc, 0, sizeof(sc));
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x1000, t0), 0);
+	/* Address 0 is in no empty slot ([0, 0) holds nothing). */
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0, t0), 0);
+	tierd_bpf_scan_add(&sc, 0x10000, 0x20000, t0);
+	tierd_bpf_scan_add(&sc, 0x40000, 0x50000, t0 + 100);
+	CHECK_EQ_U64(sc.next, 2);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x10000, t0 + 5000), 5000);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x1ffff, t0 + 5000), 5000);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x20000, t0 + 5000), 0);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x4abcd, t0 + 5000), 4900);
+	/* A fault at the scan's own nanosecond is known: 1 ns, not unknown. */
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x40000, t0 + 100), 1);
+	/* The next pass over the first range: the newest scan counts. */
+	tierd_bpf_scan_add(&sc, 0x10000, 0x20000, t0 + 3000);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x18000, t0 + 5000), 2000);
+	/* The ring forgets the oldest: after TIERD_BPF_SCAN_RANGES - 1 more
+	 * ranges elsewhere, 0x40000 (the second added) is gone and the first
+	 * range's newer scan is the oldest left. */
+	for (uint64_t i = 0; i < TIERD_BPF_SCAN_RANGES - 1; i++)
+		tierd_bpf_scan_add(&sc, 0x100000 + i * 0x1000, 0x101000 + i * 0x1000, t0 + 4000);
+	CHECK_EQ_U64(sc.next, 2);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x40000, t0 + 5000), 0);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x18000, t0 + 5000), 2000);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x100000, t0 + 5000), 1000);
+	/* One more overwrites the first range's scan too. */
+	tierd_bpf_scan_add(&sc, 0x200000, 0x201000, t0 + 4500);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x18000, t0 + 5000), 0);
+	CHECK_EQ_U64(tierd_bpf_scan_interval(&sc, 0x200fff, t0 + 5000), 500);
 }
 
 static void test_counters_sum(void)
@@ -172,8 +240,9 @@ static int add_proto(struct btf *btf, int int_id, int nr)
 }
 
 /* Writes a BTF blob to path with task_numa_fault taking nr_fault_args ints,
- * and, when with_tp_btf, the btf_trace_* typedefs of both tracepoints. */
-static void write_btf(const char *path, int nr_fault_args, bool with_tp_btf)
+ * change_prot_numa taking nr_scan_args (none when 0), and, when
+ * with_tp_btf, the btf_trace_* typedefs of both tracepoints. */
+static void write_btf(const char *path, int nr_fault_args, int nr_scan_args, bool with_tp_btf)
 {
 	struct btf *btf = btf__new_empty();
 	int int_id = btf__add_int(btf, "int", INT_BYTES, INT_SIGNED);
@@ -183,6 +252,9 @@ static void write_btf(const char *path, int nr_fault_args, bool with_tp_btf)
 
 	btf__add_func(btf, "task_numa_fault", BTF_FUNC_GLOBAL,
 		      add_proto(btf, int_id, nr_fault_args));
+	if (nr_scan_args)
+		btf__add_func(btf, "change_prot_numa", BTF_FUNC_STATIC,
+			      add_proto(btf, int_id, nr_scan_args));
 	if (with_tp_btf) {
 		btf__add_typedef(btf, "btf_trace_page_fault_user",
 				 btf__add_ptr(btf, add_proto(btf, int_id, 4)));
@@ -208,24 +280,32 @@ static void test_probe(const char *root)
 	tmptree_join(tracefs, sizeof(tracefs), root, "tracing");
 
 	/* 6.12 as the VM has it: everything through BTF. */
-	write_btf(btf_path, 4, true);
+	write_btf(btf_path, 4, 3, true);
 	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.fault_addr, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.migrate, TIERD_BPF_ATTACH_BTF);
+	CHECK_EQ_INT(h.numa_scan, TIERD_BPF_ATTACH_BTF);
 
-	/* No tracepoint BTF: the tracefs events that exist, and nothing else. */
-	write_btf(btf_path, 4, false);
+	/* No tracepoint BTF: the tracefs events that exist, and nothing else;
+	 * change_prot_numa inlined away: no intervals, still a sampler. */
+	write_btf(btf_path, 4, 0, false);
 	tmptree_put(tracefs, "events/migrate/mm_migrate_pages/id", "1234\n");
 	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.fault_addr, TIERD_BPF_ATTACH_NONE);
 	CHECK_EQ_INT(h.migrate, TIERD_BPF_ATTACH_TRACEPOINT);
+	CHECK_EQ_INT(h.numa_scan, TIERD_BPF_ATTACH_NONE);
 	CHECK_EQ_STR(tierd_bpf_attach_name(h.migrate), "tracepoint");
 	CHECK_EQ_STR(tierd_bpf_attach_name(h.fault_addr), "none");
 
+	/* change_prot_numa with another signature is not attached. */
+	write_btf(btf_path, 4, 4, true);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(h.numa_scan, TIERD_BPF_ATTACH_NONE);
+
 	/* task_numa_fault with another signature is not attached. */
-	write_btf(btf_path, 3, true);
+	write_btf(btf_path, 3, 3, true);
 	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), -EOPNOTSUPP);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_NONE);
 	snprintf(want, sizeof(want),
@@ -260,6 +340,7 @@ int main(void)
 		return 1;
 	test_skeleton_opens();
 	test_convert();
+	test_scan_interval();
 	test_counters_sum();
 	test_bucket();
 	test_probe(root);

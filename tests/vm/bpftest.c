@@ -5,7 +5,9 @@
  * ring buffer when its epoll fd says so, as tierd's event loop will, and
  * prints "RESULT key value" lines: the hooks chosen, per phase the samples
  * drained for the managed cgroup and for any other cgroup, the distinct
- * pages seen, the kernel-side counters, and migrations by reason.
+ * pages seen, the processes (tgids) the managed samples name, how many
+ * carried a reaccess interval and its median, the kernel-side counters, and
+ * migrations by reason.
  *
  * usage: bpftest --cgroup DIR [--node-tier NODE:TIER]... [--phase-sec N]
  *                [--storm-sec N] [--rate N] [--burst N] [--storm-rate N]
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +28,14 @@
 
 #define ERR_MAX 512
 #define MS_PER_SEC 1000
-#define NS_PER_MS 1000000
+#define USEC_PER_SEC 1000000
+#define NS_PER_USEC 1000
+#define USEC_PER_MS 1000
 #define POLL_MS 100        /* the longest wait between two drains */
 #define MAX_PAGES 65536    /* distinct pages remembered: 256 MiB of 4 KiB pages */
+#define MAX_INTERVALS 262144 /* intervals kept for the median: 2,000 samples/s per
+			      * CPU on 2 CPUs for 65 s */
+#define MAX_TGIDS 8        /* distinct processes listed; more print as "+" */
 #define DEFAULT_PHASE_SEC 20
 #define DEFAULT_STORM_SEC 10
 #define STORM_RATE 5       /* samples/s per CPU during the storm */
@@ -35,10 +43,17 @@
 
 struct phase {
 	uint64_t managed_id; /* cgroup2 directory inode of --cgroup */
+	uint64_t start_usec; /* CLOCK_MONOTONIC when the phase began */
+	uint64_t earlier;    /* samples of faults before start_usec (the last
+			      * phase's, drained late): not counted */
 	uint64_t managed, foreign, writes;
 	uint64_t tier_samples[TIERD_BPF_MAX_TIERS];
-	size_t nr_pages;
+	uint64_t with_interval; /* managed samples with a reaccess interval */
+	size_t nr_pages, nr_intervals, nr_tgids;
+	bool more_tgids;
+	uint32_t tgids[MAX_TGIDS]; /* distinct, in order of first sample */
 	uint64_t pages[MAX_PAGES]; /* distinct page addresses, unsorted */
+	uint64_t intervals[MAX_INTERVALS]; /* microseconds, unsorted */
 };
 
 struct opts {
@@ -47,27 +62,57 @@ struct opts {
 	uint32_t rate, burst, storm_rate, storm_burst;
 };
 
-static uint64_t now_ms(void)
+/* CLOCK_MONOTONIC, the clock of the samples' time_usec. */
+static uint64_t now_usec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * MS_PER_SEC + (uint64_t)ts.tv_nsec / NS_PER_MS;
+	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / NS_PER_USEC;
 }
 
-static int on_sample(uint64_t cgroup_id, const struct tierd_sample *s, uint32_t pages,
-		     void *userdata)
+static uint64_t now_ms(void)
+{
+	return now_usec() / USEC_PER_MS;
+}
+
+static void add_tgid(struct phase *p, uint32_t tgid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_tgids && p->tgids[i] != tgid; i++)
+		;
+	if (i < p->nr_tgids)
+		return;
+	if (p->nr_tgids == MAX_TGIDS)
+		p->more_tgids = true;
+	else
+		p->tgids[p->nr_tgids++] = tgid;
+}
+
+static int on_sample(uint64_t cgroup_id, uint32_t tgid, const struct tierd_sample *s,
+		     uint32_t pages, void *userdata)
 {
 	struct phase *p = userdata;
 	size_t i;
 
 	(void)pages;
+	if (s->time_usec < p->start_usec) {
+		p->earlier++;
+		return 0;
+	}
 	if (cgroup_id != p->managed_id) {
 		p->foreign++;
 		return 0;
 	}
 	p->managed++;
 	p->writes += s->write;
+	add_tgid(p, tgid);
+	if (s->interval_usec) {
+		p->with_interval++;
+		if (p->nr_intervals < MAX_INTERVALS)
+			p->intervals[p->nr_intervals++] = s->interval_usec;
+	}
 	if (s->tier >= 0 && s->tier < TIERD_BPF_MAX_TIERS)
 		p->tier_samples[s->tier]++;
 	for (i = 0; i < p->nr_pages && p->pages[i] != s->addr; i++)
@@ -82,8 +127,12 @@ static int run_phase(struct tierd_bpf_sampler *s, unsigned sec, struct phase *ph
 {
 	uint64_t end = now_ms() + (uint64_t)sec * MS_PER_SEC;
 	int epfd = tierd_bpf_sampler_fd(s);
+	uint64_t managed_id = phase->managed_id;
 
-	*phase = (struct phase){ .managed_id = phase->managed_id };
+	/* memset, not a compound literal: no 2.5 MB temporary on the stack. */
+	memset(phase, 0, sizeof(*phase));
+	phase->managed_id = managed_id;
+	phase->start_usec = now_usec();
 	while (now_ms() < end) {
 		struct epoll_event ev;
 		int n = epoll_wait(epfd, &ev, 1, POLL_MS);
@@ -97,16 +146,46 @@ static int run_phase(struct tierd_bpf_sampler *s, unsigned sec, struct phase *ph
 	return 0;
 }
 
-static void print_phase(const struct tierd_bpf_sampler *s, const struct phase *phase,
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts the phase's intervals; prints their count, median and spread. */
+static void print_intervals(struct phase *phase, const char *name)
+{
+	size_t n = phase->nr_intervals;
+
+	printf("RESULT %s_interval_samples %" PRIu64 "\n", name, phase->with_interval);
+	if (n == 0)
+		return;
+	qsort(phase->intervals, n, sizeof(phase->intervals[0]), cmp_u64);
+	printf("RESULT %s_interval_median_ms %" PRIu64 "\n", name,
+	       phase->intervals[n / 2] / USEC_PER_MS);
+	printf("INFO %s interval us: min %" PRIu64 " p10 %" PRIu64 " median %" PRIu64
+	       " p90 %" PRIu64 " max %" PRIu64 "\n", name, phase->intervals[0],
+	       phase->intervals[n / 10], phase->intervals[n / 2], phase->intervals[n * 9 / 10],
+	       phase->intervals[n - 1]);
+}
+
+static void print_phase(const struct tierd_bpf_sampler *s, struct phase *phase,
 			const char *name)
 {
 	struct tierd_bpf_counters c;
 	uint64_t faults = 0, samples = 0, drops = 0;
 
 	printf("RESULT %s_samples %" PRIu64 "\n", name, phase->managed);
+	printf("INFO %s samples of earlier faults %" PRIu64 "\n", name, phase->earlier);
 	printf("RESULT %s_foreign_samples %" PRIu64 "\n", name, phase->foreign);
 	printf("RESULT %s_write_samples %" PRIu64 "\n", name, phase->writes);
 	printf("RESULT %s_distinct_pages %zu\n", name, phase->nr_pages);
+	printf("RESULT %s_tgids", name);
+	for (size_t i = 0; i < phase->nr_tgids; i++)
+		printf(" %" PRIu32, phase->tgids[i]);
+	printf("%s\n", phase->more_tgids ? " +" : "");
+	print_intervals(phase, name);
 	for (int t = 0; t < TIERD_BPF_MAX_TIERS; t++)
 		if (phase->tier_samples[t])
 			printf("INFO %s tier %d samples %" PRIu64 "\n", name, t,
@@ -135,6 +214,7 @@ static void print_totals(const struct tierd_bpf_sampler *s)
 		printf("RESULT unmanaged_faults %" PRIu64 "\n", (uint64_t)g.unmanaged_faults);
 		printf("RESULT skipped_tier_faults %" PRIu64 "\n", (uint64_t)g.skipped_tier);
 		printf("RESULT no_addr_faults %" PRIu64 "\n", (uint64_t)g.no_addr);
+		printf("RESULT no_interval_faults %" PRIu64 "\n", (uint64_t)g.no_interval);
 	}
 	if (tierd_bpf_sampler_migrations(s, m) == 0)
 		for (int r = 0; r < TIERD_BPF_NR_REASONS; r++)
@@ -248,14 +328,16 @@ int main(int argc, char **argv)
 	phase->managed_id = st.st_ino;
 
 	r = tierd_bpf_probe_hooks(NULL, NULL, &hooks, err, sizeof(err));
-	printf("RESULT hooks numa_fault=%s fault_addr=%s migrate=%s\n",
+	printf("RESULT hooks numa_fault=%s fault_addr=%s migrate=%s numa_scan=%s\n",
 	       tierd_bpf_attach_name(hooks.numa_fault), tierd_bpf_attach_name(hooks.fault_addr),
-	       tierd_bpf_attach_name(hooks.migrate));
+	       tierd_bpf_attach_name(hooks.migrate), tierd_bpf_attach_name(hooks.numa_scan));
 	if (r == 0)
 		r = tierd_bpf_sampler_new(&hooks, &s, err, sizeof(err));
 	printf("RESULT load %d %s\n", r, r < 0 ? err : "ok");
 	if (r < 0)
 		goto out;
+	printf("RESULT loaded_numa_scan %s\n",
+	       tierd_bpf_attach_name(tierd_bpf_sampler_hooks(s)->numa_scan));
 	for (node = 0; node < TIERD_BPF_MAX_NODES && r == 0; node++)
 		if (node_tier[node] != TIERD_BPF_TIER_SKIP)
 			r = tierd_bpf_sampler_set_node_tier(s, node, node_tier[node]);

@@ -1,9 +1,10 @@
-# BPF hint-fault sampler (issue 5, first slice): NUMA balancing in tiering
-# mode makes the slow-tier pages of two workloads fault; bpftest
-# (tests/vm/bpftest.c) loads the sampler, manages one cgroup and checks the
-# samples are that cgroup's, then shrinks its token bucket by a map update
-# (a storm) and counts the drops. The kernel's own promotion is held off by
-# numa_balancing_promote_rate_limit_MBps=0: in 6.12's
+# BPF hint-fault sampler (issue 5): NUMA balancing in tiering mode makes
+# the slow-tier pages of two workloads fault; bpftest (tests/vm/bpftest.c)
+# loads the sampler, manages one cgroup and checks the samples are that
+# cgroup's and name its workload's process (the pid start_work's workload
+# printed) with a reaccess interval, then shrinks its token bucket by a map
+# update (a storm) and counts the drops. The kernel's own promotion is held
+# off by numa_balancing_promote_rate_limit_MBps=0: in 6.12's
 # should_numa_migrate_memory() a slow-tier page is promoted only when the
 # fast node has "enough" free space (free above the promo watermark plus
 # max(1 GiB, 1/16 of the node): never on the VM's 1 GiB node 0) or when
@@ -24,6 +25,7 @@ echo "RESULT rate_limit $(cat /proc/sys/kernel/numa_balancing_promote_rate_limit
 
 start_work /managed m --hot 64 --hot-node 3 --report-ms 5000
 start_work /unmanaged u --hot 64 --hot-node 3 --report-ms 5000 --cpu 1
+echo "RESULT managed_pid $(work_pid m)"
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 promote_before=$(vmstat pgpromote_success)
 hint_before=$(vmstat numa_hint_faults)
