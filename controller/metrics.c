@@ -281,6 +281,67 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	emit(o, "tierd_damon_kdamond_restarts_total %llu\n", (unsigned long long)b->kdamond_restarts);
 }
 
+enum bpf_count { BPF_FAULTS, BPF_SAMPLES, BPF_DROPS };
+
+/* One counter per sampled cgroup and tier. */
+static void bpf_cgroup_counter(struct out *o, const struct tierd_report *rep, enum bpf_count which,
+			       const char *name, const char *help)
+{
+	char path[2 * TIERD_CGROUP_PATH_MAX];
+
+	header(o, name, "counter", help);
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
+		const uint64_t *v = which == BPF_FAULTS    ? cg->bpf.faults
+				    : which == BPF_SAMPLES ? cg->bpf.samples
+							   : cg->bpf.drops;
+
+		if (!cg->bpf_sampled)
+			continue;
+		escape(cg->path, path, sizeof(path));
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			emit(o, "%s{cgroup=\"%s\",tier=\"%zu\"} %llu\n", name, path, t,
+			     (unsigned long long)v[t]);
+	}
+}
+
+/* The sampler's state, the per-cgroup counters of sampled cgroups, and the
+ * promotions of sampled pages; the sampler-wide series exist in every mode,
+ * zeros included, as the migration series. */
+static void bpf_metrics(struct out *o, const struct tierd_report *rep)
+{
+	static const char *const results[] = { "tried", "succeeded", "failed" };
+	const struct tierd_bpf_state *b = &rep->bpf;
+	const struct tierd_promotion_counts *p = &b->promotions;
+	const uint64_t *by_result[] = { p->tried, p->succeeded, p->failed };
+	const char *name;
+
+	header(o, "tierd_bpf_mode", "gauge",
+	       "1 for the mode the BPF hint-fault sampler is in (off, unavailable, running).");
+	for (enum tierd_bpf_mode m = TIERD_BPF_OFF; (name = tierd_bpf_mode_name(m)); m++)
+		emit(o, "tierd_bpf_mode{mode=\"%s\"} %d\n", name, m == b->mode ? 1 : 0);
+	bpf_cgroup_counter(o, rep, BPF_FAULTS, "tierd_bpf_hint_faults_total",
+			   "NUMA hint faults the BPF sampler saw in the cgroup, by the tier of the faulting page.");
+	bpf_cgroup_counter(o, rep, BPF_SAMPLES, "tierd_bpf_samples_total",
+			   "Hint faults the BPF sampler passed to tierd through its ring buffer, by tier.");
+	bpf_cgroup_counter(o, rep, BPF_DROPS, "tierd_bpf_dropped_total",
+			   "Hint faults the cgroup's in-kernel token bucket kept from tierd, by tier.");
+	header(o, "tierd_bpf_samples_read_total", "counter", "Ring-buffer records tierd consumed.");
+	emit(o, "tierd_bpf_samples_read_total %llu\n", (unsigned long long)b->samples_read);
+	header(o, "tierd_bpf_samples_lost_total", "counter",
+	       "Ring-buffer records consumed but not kept: the tick's sample buffer was full.");
+	emit(o, "tierd_bpf_samples_lost_total %llu\n", (unsigned long long)b->samples_lost);
+	header(o, "tierd_bpf_unmanaged_faults_total", "counter",
+	       "Hint faults of cgroups tierd does not manage.");
+	emit(o, "tierd_bpf_unmanaged_faults_total %llu\n", (unsigned long long)b->unmanaged_faults);
+	header(o, "tierd_sample_promotions_pages_total", "counter",
+	       "Sampled pages tierd asked move_pages(2) to promote, by target tier: tried, moved (succeeded) and not moved (failed).");
+	for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+		for (size_t r = 0; r < TIERD_ARRAY_SIZE(results); r++)
+			emit(o, "tierd_sample_promotions_pages_total{target_tier=\"%zu\",result=\"%s\"} %llu\n",
+			     t, results[r], (unsigned long long)by_result[r][t]);
+}
+
 int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 {
 	const struct tierd_report *rep = in->report;
@@ -318,6 +379,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
 	migration_metrics(&o, rep);
 	backend_metrics(&o, &rep->backend);
+	bpf_metrics(&o, rep);
 	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
 	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);
 	header(&o, "tierd_policy_load_errors_total", "counter",

@@ -64,6 +64,52 @@ static void print_backend(FILE *f, const struct tierd_backend_state *b)
 		fprintf(f, "\nDAMON: %s\n", mode ? mode : "?");
 }
 
+/* The sampler's line, then, when it runs, each sampled cgroup's counters
+ * per tier, laid out as tierd_report_print's cgroup table. */
+static void print_bpf(FILE *f, const struct tierd_report *rep)
+{
+	const struct tierd_bpf_state *b = &rep->bpf;
+	const char *mode = tierd_bpf_mode_name(b->mode);
+
+	if (b->mode != TIERD_BPF_RUNNING) {
+		if (b->why[0])
+			fprintf(f, "BPF: %s: %s\n", mode ? mode : "?", b->why);
+		else
+			fprintf(f, "BPF: %s\n", mode ? mode : "?");
+		return;
+	}
+	fprintf(f, "BPF: running (hooks: %s), %llu sample%s read, %llu lost\n", b->hooks,
+		(unsigned long long)b->samples_read, plural(b->samples_read),
+		(unsigned long long)b->samples_lost);
+	fprintf(f, "\nHINT FAULTS (BPF sampler, since each cgroup was first managed)\n"
+		   "%-34s %4s %10s %10s %10s\n",
+		"CGROUP", "TIER", "FAULTS", "SAMPLES", "DROPS");
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
+
+		if (!cg->bpf_sampled)
+			continue;
+		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+			fprintf(f, "%-34s %4zu %10llu %10llu %10llu\n", t == 0 ? cg->path : "", t,
+				(unsigned long long)cg->bpf.faults[t],
+				(unsigned long long)cg->bpf.samples[t],
+				(unsigned long long)cg->bpf.drops[t]);
+	}
+}
+
+/* Pages of sampled cgroups moved with move_pages(2), by the tier they were
+ * sent to. */
+static void print_promotions(FILE *f, const struct tierd_report *rep)
+{
+	const struct tierd_promotion_counts *p = &rep->bpf.promotions;
+
+	fprintf(f, "\nSAMPLED PROMOTIONS (pages, since tierd started)\n%-7s %10s %10s %10s\n",
+		"TO TIER", "TRIED", "SUCCEEDED", "FAILED");
+	for (size_t t = 0; t < rep->topo.nr_tiers; t++)
+		fprintf(f, "%-7zu %10llu %10llu %10llu\n", t, (unsigned long long)p->tried[t],
+			(unsigned long long)p->succeeded[t], (unsigned long long)p->failed[t]);
+}
+
 /* Per path, then tier to tier: rows the tier moved from, columns the tier
  * moved to. */
 static void print_migrations(FILE *f, const struct tierd_report *rep)
@@ -108,7 +154,10 @@ static int print_report(const struct ctl *c, const struct tierd_report *rep)
 	if (!c->json) {
 		tierd_report_print(stdout, rep);
 		print_backend(stdout, &rep->backend);
+		print_bpf(stdout, rep);
 		print_migrations(stdout, rep);
+		if (rep->bpf.mode == TIERD_BPF_RUNNING)
+			print_promotions(stdout, rep);
 		return 0;
 	}
 	r = tierd_report_to_json(rep, true, &text);

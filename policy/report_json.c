@@ -11,7 +11,7 @@
 
 /* Room for the longest key prefix, "migrations.paths.damos_migrate_cold.". */
 #define KEY_PREFIX_MAX 64
-/* Room for every path or DAMON mode name, joined by ", " (under 80 bytes). */
+/* Room for every path, DAMON or BPF mode name, joined by ", " (under 80 bytes). */
 #define NAME_LIST_MAX 128
 
 static const char *const source_names[] = {
@@ -110,6 +110,40 @@ fail:
 	return NULL;
 }
 
+/* One count per tier. */
+static json_object *counts_json(const uint64_t *v, size_t nr_tiers)
+{
+	json_object *a = json_object_new_array();
+	int r = 0;
+
+	if (!a)
+		return NULL;
+	for (size_t t = 0; t < nr_tiers; t++)
+		r |= push(a, json_object_new_uint64(v[t]));
+	if (r) {
+		json_object_put(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_object *cgroup_bpf_json(const struct tierd_bpf_cgroup_counts *b, size_t nr_tiers)
+{
+	json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= add(o, "faults", counts_json(b->faults, nr_tiers));
+	r |= add(o, "samples", counts_json(b->samples, nr_tiers));
+	r |= add(o, "drops", counts_json(b->drops, nr_tiers));
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_object *cgroup_json(const struct tierd_report_cgroup *c, size_t nr_tiers)
 {
 	json_object *o = json_object_new_object(), *tiers = json_object_new_array();
@@ -142,6 +176,9 @@ static json_object *cgroup_json(const struct tierd_report_cgroup *c, size_t nr_t
 	}
 	r |= add(o, "tiers", tiers);
 	tiers = NULL;
+	/* Only a sampled cgroup has counters: its absence says "not sampled". */
+	if (c->bpf_sampled)
+		r |= add(o, "bpf", cgroup_bpf_json(&c->bpf, nr_tiers));
 	if (r)
 		goto fail;
 	return o;
@@ -220,6 +257,35 @@ static json_object *backend_json(const struct tierd_backend_state *b)
 	return o;
 }
 
+/* Promotions are indexed by the tier they were sent to. */
+static json_object *bpf_json(const struct tierd_bpf_state *b, size_t nr_tiers)
+{
+	json_object *o = json_object_new_object(), *promotions = json_object_new_object();
+	int r = 0;
+
+	if (!o || !promotions)
+		goto fail;
+	r |= add_str(o, "mode", tierd_bpf_mode_name(b->mode));
+	r |= add_str(o, "why", b->why);
+	r |= add_str(o, "hooks", b->hooks);
+	r |= add_u64(o, "samples_read", b->samples_read);
+	r |= add_u64(o, "samples_lost", b->samples_lost);
+	r |= add_u64(o, "unmanaged_faults", b->unmanaged_faults);
+	r |= add_u64(o, "no_addr", b->no_addr);
+	r |= add(promotions, "tried", counts_json(b->promotions.tried, nr_tiers));
+	r |= add(promotions, "succeeded", counts_json(b->promotions.succeeded, nr_tiers));
+	r |= add(promotions, "failed", counts_json(b->promotions.failed, nr_tiers));
+	r |= add(o, "promotions", promotions);
+	promotions = NULL;
+	if (r)
+		goto fail;
+	return o;
+fail:
+	json_object_put(promotions);
+	json_object_put(o);
+	return NULL;
+}
+
 static int to_text(json_object *o, bool pretty, char **ret_text)
 {
 	const char *s = json_object_to_json_string_ext(
@@ -256,7 +322,7 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 		goto out;
 	}
 	/* The reader refuses a mode without a name: do not write one. */
-	if (!tierd_damon_mode_name(rep->backend.damon)) {
+	if (!tierd_damon_mode_name(rep->backend.damon) || !tierd_bpf_mode_name(rep->bpf.mode)) {
 		r = -EINVAL;
 		goto out;
 	}
@@ -293,6 +359,7 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 	actions = NULL;
 	r |= add(o, "migrations", migrations_json(&rep->migrations, rep->topo.nr_tiers));
 	r |= add(o, "backend", backend_json(&rep->backend));
+	r |= add(o, "bpf", bpf_json(&rep->bpf, rep->topo.nr_tiers));
 	if (r) {
 		r = -ENOMEM;
 		goto out;
@@ -426,7 +493,52 @@ static void read_topology(struct reader *rd, json_object *o, struct tierd_topolo
 	}
 }
 
-static void read_cgroup(struct reader *rd, json_object *o, size_t nr_tiers,
+/* An array of one count per tier under key; the error names the full key. */
+static void read_counts(struct reader *rd, json_object *o, const char *key, size_t nr_tiers,
+			uint64_t *ret)
+{
+	json_object *counts = get(rd, o, key, json_type_array);
+	bool ok;
+
+	if (rd->failed)
+		return;
+	ok = json_object_array_length(counts) == nr_tiers;
+	for (size_t t = 0; ok && t < nr_tiers; t++) {
+		json_object *v = json_object_array_get_idx(counts, t);
+
+		ok = json_object_get_type(v) == json_type_int;
+		ret[t] = ok ? json_object_get_uint64(v) : 0;
+	}
+	if (!ok) {
+		snprintf(rd->err, rd->err_size, "key \"%s%s\": expected %zu counts (one per tier)",
+			 rd->where, key, nr_tiers);
+		rd->failed = true;
+	}
+}
+
+/* A cgroup the BPF sampler does not sample has no "bpf" key. */
+static void read_cgroup_bpf(struct reader *rd, json_object *o, size_t index, size_t nr_tiers,
+			    struct tierd_report_cgroup *c)
+{
+	char where[KEY_PREFIX_MAX];
+	json_object *bpf;
+
+	/* "cgroups[" and 20 digits at most: it fits. */
+	snprintf(where, sizeof(where), "cgroups[%zu].", index);
+	rd->where = where;
+	bpf = get_opt(rd, o, "bpf", json_type_object);
+	if (!bpf)
+		goto out;
+	c->bpf_sampled = true;
+	snprintf(where, sizeof(where), "cgroups[%zu].bpf.", index);
+	read_counts(rd, bpf, "faults", nr_tiers, c->bpf.faults);
+	read_counts(rd, bpf, "samples", nr_tiers, c->bpf.samples);
+	read_counts(rd, bpf, "drops", nr_tiers, c->bpf.drops);
+out:
+	rd->where = "";
+}
+
+static void read_cgroup(struct reader *rd, json_object *o, size_t index, size_t nr_tiers,
 			struct tierd_report_cgroup *c)
 {
 	json_object *tiers = get(rd, o, "tiers", json_type_array);
@@ -462,6 +574,7 @@ static void read_cgroup(struct reader *rd, json_object *o, size_t nr_tiers,
 		ts->over_bytes = get_u64(rd, j, "over_bytes");
 		ts->under_min_bytes = get_u64(rd, j, "under_min_bytes");
 	}
+	read_cgroup_bpf(rd, o, index, nr_tiers, c);
 }
 
 static void read_actions(struct reader *rd, json_object *plan, struct tierd_report *rep)
@@ -609,12 +722,41 @@ static void read_backend(struct reader *rd, json_object *o, struct tierd_backend
 	rd->failed = true;
 }
 
+static void read_bpf(struct reader *rd, json_object *o, size_t nr_tiers, struct tierd_bpf_state *b)
+{
+	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
+	json_object *promotions;
+	const char *name;
+
+	rd->where = "bpf.";
+	get_str(rd, o, "mode", mode, sizeof(mode));
+	get_str(rd, o, "why", b->why, sizeof(b->why));
+	get_str(rd, o, "hooks", b->hooks, sizeof(b->hooks));
+	b->samples_read = get_u64(rd, o, "samples_read");
+	b->samples_lost = get_u64(rd, o, "samples_lost");
+	b->unmanaged_faults = get_u64(rd, o, "unmanaged_faults");
+	b->no_addr = get_u64(rd, o, "no_addr");
+	promotions = get(rd, o, "promotions", json_type_object);
+	rd->where = "bpf.promotions.";
+	read_counts(rd, promotions, "tried", nr_tiers, b->promotions.tried);
+	read_counts(rd, promotions, "succeeded", nr_tiers, b->promotions.succeeded);
+	read_counts(rd, promotions, "failed", nr_tiers, b->promotions.failed);
+	rd->where = "";
+	if (rd->failed || tierd_bpf_mode_parse(mode, &b->mode) == 0)
+		return;
+	for (enum tierd_bpf_mode m = TIERD_BPF_OFF; (name = tierd_bpf_mode_name(m)); m++)
+		append_name(names, sizeof(names), name);
+	snprintf(rd->err, rd->err_size, "key \"bpf.mode\": unknown mode \"%s\"; expected one of: %s",
+		 mode, names);
+	rd->failed = true;
+}
+
 int tierd_report_from_json(const char *text, size_t len, struct tierd_report *out, char *err,
 			   size_t err_size)
 {
 	struct reader rd = { .err = err, .err_size = err_size, .where = "" };
 	struct tierd_report rep = { 0 };
-	json_object *root, *cgroups, *plan, *topo, *migrations, *backend;
+	json_object *root, *cgroups, *plan, *topo, *migrations, *backend, *bpf;
 	struct json_tokener *tok;
 	int r = -EINVAL;
 
@@ -648,16 +790,19 @@ int tierd_report_from_json(const char *text, size_t len, struct tierd_report *ou
 		goto out;
 	}
 	for (size_t i = 0; i < rep.nr_cgroups && !rd.failed; i++)
-		read_cgroup(&rd, json_object_array_get_idx(cgroups, i), rep.topo.nr_tiers,
+		read_cgroup(&rd, json_object_array_get_idx(cgroups, i), i, rep.topo.nr_tiers,
 			    &rep.cgroups[i]);
 	read_actions(&rd, plan, &rep);
-	/* Absent from state files of earlier releases: zeros, DAMON "off". */
+	/* Absent from state files of earlier releases: zeros, DAMON and BPF "off". */
 	migrations = get_opt(&rd, root, "migrations", json_type_object);
 	backend = get_opt(&rd, root, "backend", json_type_object);
+	bpf = get_opt(&rd, root, "bpf", json_type_object);
 	if (migrations)
 		read_migrations(&rd, migrations, rep.topo.nr_tiers, &rep.migrations);
 	if (backend)
 		read_backend(&rd, backend, &rep.backend);
+	if (bpf)
+		read_bpf(&rd, bpf, rep.topo.nr_tiers, &rep.bpf);
 	if (rd.failed)
 		goto out;
 	*out = rep;

@@ -1,6 +1,7 @@
-/* Migration accounting and the DAMON backend's state as the outputs carry
- * them: the state file's JSON (written, read back, read from an earlier
- * release, refused when malformed) and the Prometheus metrics. */
+/* Migration accounting, the DAMON backend's and the BPF sampler's state as
+ * the outputs carry them: the state file's JSON (written, read back, read
+ * from an earlier release, refused when malformed) and the Prometheus
+ * metrics. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static void test_json_round_trip(void)
 				   "\"memory_reclaim\":{\"tried_bytes\":3221225472,\"succeeded_bytes\":1073741824,\"failed_bytes\":2147483648,\"calls\":7},"
 				   "\"move_pages\":{\"tried_bytes\":9223372036854775813,\"succeeded_bytes\":8192,\"failed_bytes\":11,\"calls\":2}},"
 				   "\"matrix\":[[0,1073741824,0,524288000],[0,0,0,0],[0,9223372036854775809,0,0],[4096,0,0,0]]},"
-				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7}}"));
+				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7},\"bpf\":{"));
 	CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
 	CHECK_EQ_STR(err, "");
 	CHECK(memcmp(&back.migrations, &rep.migrations, sizeof(rep.migrations)) == 0);
@@ -125,10 +126,133 @@ static void test_json_round_trip(void)
 	CHECK(text == NULL);
 }
 
+/* Two cgroups on four tiers, the second sampled; every BPF figure distinct,
+ * one above INT64_MAX. */
+static void fill_bpf(struct tierd_report *rep, struct tierd_report_cgroup cgroups[2])
+{
+	memset(cgroups, 0, 2 * sizeof(*cgroups));
+	snprintf(cgroups[0].path, sizeof(cgroups[0].path), "/system.slice/nginx.service");
+	snprintf(cgroups[0].policy, sizeof(cgroups[0].policy), "web");
+	snprintf(cgroups[1].path, sizeof(cgroups[1].path), "/workload.slice/db.service");
+	snprintf(cgroups[1].policy, sizeof(cgroups[1].policy), "db");
+	cgroups[1].bpf_sampled = true;
+	cgroups[1].bpf = (struct tierd_bpf_cgroup_counts){
+		.faults = { 0, 1200, 7, (1ull << 63) + 3 },
+		.samples = { 0, 1000, 7, 40 },
+		.drops = { 0, 200, 0, 5 },
+	};
+	rep->nr_cgroups = 2;
+	rep->cgroups = cgroups;
+	rep->bpf = (struct tierd_bpf_state){
+		.mode = TIERD_BPF_RUNNING,
+		.samples_read = 1047,
+		.samples_lost = 2,
+		.unmanaged_faults = 31,
+		.no_addr = 4,
+		.promotions = {
+			.tried = { 900, 30, 0, 0 },
+			.succeeded = { 890, 30, 0, 0 },
+			.failed = { 10, 0, 0, 0 },
+		},
+	};
+	snprintf(rep->bpf.hooks, sizeof(rep->bpf.hooks),
+		 "numa_fault=btf fault_addr=tracepoint numa_scan=btf migrate=btf");
+}
+
+/* Field by field: the struct has padding after mode. */
+static bool same_bpf(const struct tierd_bpf_state *a, const struct tierd_bpf_state *b)
+{
+	return a->mode == b->mode && strcmp(a->why, b->why) == 0 &&
+	       strcmp(a->hooks, b->hooks) == 0 && a->samples_read == b->samples_read &&
+	       a->samples_lost == b->samples_lost && a->unmanaged_faults == b->unmanaged_faults &&
+	       a->no_addr == b->no_addr &&
+	       memcmp(&a->promotions, &b->promotions, sizeof(a->promotions)) == 0;
+}
+
+static void test_bpf_json_round_trip(void)
+{
+	struct tierd_report rep = { 0 }, back = { 0 };
+	struct tierd_report_cgroup cgroups[2];
+	char *text = NULL, err[256] = "";
+	const char *nginx, *db;
+
+	tiers_of_one_node(&rep.topo, 4);
+	fill_bpf(&rep, cgroups);
+	CHECK_EQ_INT(tierd_report_to_json(&rep, false, &text), 0);
+	CHECK(text && strstr(text,
+		",\"bpf\":{\"mode\":\"running\",\"why\":\"\","
+		"\"hooks\":\"numa_fault=btf fault_addr=tracepoint numa_scan=btf migrate=btf\","
+		"\"samples_read\":1047,\"samples_lost\":2,\"unmanaged_faults\":31,\"no_addr\":4,"
+		"\"promotions\":{\"tried\":[900,30,0,0],\"succeeded\":[890,30,0,0],\"failed\":[10,0,0,0]}}}"));
+	/* The sampled cgroup's counters follow its tiers; the other has none. */
+	CHECK(text && strstr(text,
+		"\"under_min_bytes\":0}],\"bpf\":{\"faults\":[0,1200,7,9223372036854775811],"
+		"\"samples\":[0,1000,7,40],\"drops\":[0,200,0,5]}}],\"plan\":"));
+	nginx = text ? strstr(text, "\"path\":\"/system.slice/nginx.service\"") : NULL;
+	db = nginx ? strstr(nginx, "\"path\":\"/workload.slice/db.service\"") : NULL;
+	CHECK(nginx && db && !memmem(nginx, (size_t)(db - nginx), "\"bpf\"", strlen("\"bpf\"")));
+	CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
+	CHECK_EQ_STR(err, "");
+	CHECK_EQ_INT(back.nr_cgroups, 2);
+	CHECK(same_bpf(&back.bpf, &rep.bpf));
+	CHECK_EQ_INT(back.bpf.mode, TIERD_BPF_RUNNING);
+	CHECK_EQ_STR(back.bpf.hooks, "numa_fault=btf fault_addr=tracepoint numa_scan=btf migrate=btf");
+	CHECK_EQ_U64(back.bpf.promotions.failed[0], 10);
+	if (back.nr_cgroups == 2) {
+		CHECK(!back.cgroups[0].bpf_sampled);
+		CHECK(back.cgroups[1].bpf_sampled);
+		CHECK(memcmp(&back.cgroups[1].bpf, &cgroups[1].bpf, sizeof(cgroups[1].bpf)) == 0);
+		CHECK_EQ_U64(back.cgroups[1].bpf.faults[3], (1ull << 63) + 3);
+		CHECK_EQ_U64(back.cgroups[1].bpf.drops[1], 200);
+		CHECK_EQ_U64(back.cgroups[0].bpf.faults[1], 0);
+	}
+	tierd_report_free(&back);
+	free(text);
+
+	/* Every mode, by name, both ways, with its reason. */
+	snprintf(rep.bpf.why, sizeof(rep.bpf.why), "no BTF: \"/sys/kernel/btf/vmlinux\" missing");
+	for (enum tierd_bpf_mode m = TIERD_BPF_OFF; m <= TIERD_BPF_RUNNING; m++) {
+		char want[64];
+
+		rep.bpf.mode = m;
+		text = NULL;
+		CHECK_EQ_INT(tierd_report_to_json(&rep, true, &text), 0);
+		snprintf(want, sizeof(want), "\"mode\": \"%s\"", tierd_bpf_mode_name(m));
+		CHECK(text && strstr(text, want));
+		CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
+		CHECK_EQ_INT(back.bpf.mode, m);
+		CHECK_EQ_STR(back.bpf.why, "no BTF: \"/sys/kernel/btf/vmlinux\" missing");
+		tierd_report_free(&back);
+		free(text);
+	}
+
+	/* A mode without a name would give a file the reader refuses. */
+	rep.bpf.mode = (enum tierd_bpf_mode)(TIERD_BPF_RUNNING + 1);
+	text = NULL;
+	CHECK_EQ_INT(tierd_report_to_json(&rep, false, &text), -EINVAL);
+	CHECK(text == NULL);
+}
+
+static void test_bpf_mode_names(void)
+{
+	enum tierd_bpf_mode m = TIERD_BPF_RUNNING;
+
+	CHECK_EQ_STR(tierd_bpf_mode_name(TIERD_BPF_OFF), "off");
+	CHECK_EQ_STR(tierd_bpf_mode_name(TIERD_BPF_UNAVAILABLE), "unavailable");
+	CHECK_EQ_STR(tierd_bpf_mode_name(TIERD_BPF_RUNNING), "running");
+	CHECK(tierd_bpf_mode_name((enum tierd_bpf_mode)(TIERD_BPF_RUNNING + 1)) == NULL);
+	CHECK_EQ_INT(tierd_bpf_mode_parse("unavailable", &m), 0);
+	CHECK_EQ_INT(m, TIERD_BPF_UNAVAILABLE);
+	CHECK_EQ_INT(tierd_bpf_mode_parse("Running", &m), -EINVAL);
+	CHECK_EQ_INT(tierd_bpf_mode_parse("", &m), -EINVAL);
+	CHECK_EQ_INT(m, TIERD_BPF_UNAVAILABLE);
+}
+
 static void test_json_old_release(void)
 {
 	struct tierd_report back;
 	struct tierd_migration_stats zero = { 0 };
+	struct tierd_bpf_state zero_bpf = { 0 };
 	char err[256] = "";
 
 	memset(&back, 0xff, sizeof(back));
@@ -140,6 +264,8 @@ static void test_json_old_release(void)
 	CHECK_EQ_STR(back.backend.damon_why, "");
 	CHECK_EQ_U64(back.backend.nr_kdamonds, 0);
 	CHECK_EQ_U64(back.backend.kdamond_restarts, 0);
+	CHECK_EQ_INT(back.bpf.mode, TIERD_BPF_OFF);
+	CHECK(same_bpf(&back.bpf, &zero_bpf));
 	tierd_report_free(&back);
 }
 
@@ -218,6 +344,95 @@ static void test_json_malformed(void)
 	CHECK_EQ_INT(parse_with("\"backend\": {\"damon\": 4, " BACKEND_REST "}", err, sizeof(err)),
 		     -EINVAL);
 	CHECK_EQ_STR(err, "key \"backend.damon\": missing or of the wrong type");
+}
+
+#define BPF_COUNTS "\"samples_read\": 0, \"samples_lost\": 0, \"unmanaged_faults\": 0, \"no_addr\": 0"
+#define BPF_PROMOTIONS "\"promotions\": {\"tried\": [0], \"succeeded\": [0], \"failed\": [0]}"
+#define BPF_REST "\"why\": \"\", \"hooks\": \"\", " BPF_COUNTS ", " BPF_PROMOTIONS
+
+static void test_bpf_json_malformed(void)
+{
+	char err[256];
+
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"unavailable\", " BPF_REST "}", err, sizeof(err)), 0);
+	CHECK_EQ_STR(err, "");
+
+	CHECK_EQ_INT(parse_with("\"bpf\": true", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"loaded\", " BPF_REST "}", err, sizeof(err)),
+		     -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.mode\": unknown mode \"loaded\"; expected one of: "
+			  "off, unavailable, running");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": 2, " BPF_REST "}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.mode\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"running\", \"why\": \"\", \"hooks\": \"\", "
+				"\"samples_read\": 0, \"unmanaged_faults\": 0, \"no_addr\": 0, "
+				BPF_PROMOTIONS "}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.samples_lost\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"running\", \"why\": \"\", \"hooks\": \"\", "
+				BPF_COUNTS "}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.promotions\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"running\", \"why\": \"\", \"hooks\": \"\", "
+				BPF_COUNTS ", \"promotions\": {\"tried\": [0, 0], \"succeeded\": [0], "
+				"\"failed\": [0]}}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.promotions.tried\": expected 1 counts (one per tier)");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"running\", \"why\": \"\", \"hooks\": \"\", "
+				BPF_COUNTS ", \"promotions\": {\"tried\": [0], \"succeeded\": {}, "
+				"\"failed\": [0]}}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.promotions.succeeded\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_with("\"bpf\": {\"mode\": \"running\", \"why\": \"\", \"hooks\": \"\", "
+				BPF_COUNTS ", \"promotions\": {\"tried\": [0], \"succeeded\": [0], "
+				"\"failed\": [\"0\"]}}", err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"bpf.promotions.failed\": expected 1 counts (one per tier)");
+}
+
+/* text with its first from replaced by to, parsed: 0, -EINVAL, or -ENOENT
+ * when text has no from. */
+static int parse_replaced(const char *text, const char *from, const char *to, char *err,
+			  size_t size)
+{
+	const char *at = text ? strstr(text, from) : NULL;
+	struct tierd_report back;
+	char *edited = NULL;
+	int r;
+
+	if (!at || asprintf(&edited, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) < 0)
+		return -ENOENT;
+	err[0] = '\0';
+	r = parse(edited, &back, err, size);
+	if (r == 0)
+		tierd_report_free(&back);
+	free(edited);
+	return r;
+}
+
+static void test_bpf_json_cgroup_malformed(void)
+{
+	struct tierd_report rep = { 0 };
+	struct tierd_report_cgroup cgroups[2];
+	char *text = NULL, err[256];
+
+	tiers_of_one_node(&rep.topo, 4);
+	fill_bpf(&rep, cgroups);
+	CHECK_EQ_INT(tierd_report_to_json(&rep, false, &text), 0);
+	/* The edit alone, well formed, parses. */
+	CHECK_EQ_INT(parse_replaced(text, "\"samples\":[0,1000,7,40]", "\"samples\":[0,1000,7,41]",
+				    err, sizeof(err)), 0);
+	CHECK_EQ_STR(err, "");
+
+	CHECK_EQ_INT(parse_replaced(text, "\"samples\":[0,1000,7,40]", "\"samples\":[0,1000,7]", err,
+				    sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"cgroups[1].bpf.samples\": expected 4 counts (one per tier)");
+	CHECK_EQ_INT(parse_replaced(text, "\"drops\":[0,200,0,5]", "\"drops\":[0,200,null,5]", err,
+				    sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"cgroups[1].bpf.drops\": expected 4 counts (one per tier)");
+	CHECK_EQ_INT(parse_replaced(text, "\"faults\":[0,1200,7,9223372036854775811],", "", err,
+				    sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"cgroups[1].bpf.faults\": missing or of the wrong type");
+	CHECK_EQ_INT(parse_replaced(text, ",\"bpf\":{\"faults\":", ",\"bpf\":[],\"x\":{\"faults\":",
+				    err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "key \"cgroups[1].bpf\": missing or of the wrong type");
+	free(text);
 }
 
 /* The new series, exactly, for two tiers. */
@@ -301,11 +516,101 @@ static void test_metrics(void)
 	free(text);
 }
 
+/* The sampler's series, exactly, for two tiers: the sampled cgroup's
+ * counters with its path escaped, none for the cgroup not sampled. */
+static void test_bpf_metrics(void)
+{
+	static const struct tierd_cgroup_obs obs[2];
+	struct tierd_report rep = { 0 };
+	struct tierd_report_cgroup cgroups[2] = { 0 };
+	struct tierd_metrics_input in = { .report = &rep, .obs = obs, .page_size_bytes = 4096 };
+	char *text = NULL;
+
+	tiers_of_one_node(&rep.topo, 2);
+	snprintf(cgroups[0].path, sizeof(cgroups[0].path), "/not-sampled");
+	snprintf(cgroups[1].path, sizeof(cgroups[1].path), "/w\"x\\y");
+	cgroups[1].bpf_sampled = true;
+	cgroups[1].bpf = (struct tierd_bpf_cgroup_counts){
+		.faults = { 3, 1200 }, .samples = { 2, 1000 }, .drops = { 1, 200 } };
+	rep.nr_cgroups = 2;
+	rep.cgroups = cgroups;
+	rep.bpf.mode = TIERD_BPF_RUNNING;
+	rep.bpf.samples_read = 1002;
+	rep.bpf.samples_lost = 6;
+	rep.bpf.unmanaged_faults = 77;
+	rep.bpf.no_addr = 9;
+	rep.bpf.promotions.tried[0] = 500;
+	rep.bpf.promotions.succeeded[0] = 480;
+	rep.bpf.promotions.failed[0] = 20;
+	rep.bpf.promotions.tried[1] = 8;
+	rep.bpf.promotions.succeeded[1] = 8;
+	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
+	CHECK(text && strstr(text,
+		"\ntierd_damon_kdamond_restarts_total 0\n"
+		"# HELP tierd_bpf_mode 1 for the mode the BPF hint-fault sampler is in (off, unavailable, running).\n"
+		"# TYPE tierd_bpf_mode gauge\n"
+		"tierd_bpf_mode{mode=\"off\"} 0\n"
+		"tierd_bpf_mode{mode=\"unavailable\"} 0\n"
+		"tierd_bpf_mode{mode=\"running\"} 1\n"
+		"# HELP tierd_bpf_hint_faults_total NUMA hint faults the BPF sampler saw in the cgroup, by the tier of the faulting page.\n"
+		"# TYPE tierd_bpf_hint_faults_total counter\n"
+		"tierd_bpf_hint_faults_total{cgroup=\"/w\\\"x\\\\y\",tier=\"0\"} 3\n"
+		"tierd_bpf_hint_faults_total{cgroup=\"/w\\\"x\\\\y\",tier=\"1\"} 1200\n"
+		"# HELP tierd_bpf_samples_total Hint faults the BPF sampler passed to tierd through its ring buffer, by tier.\n"
+		"# TYPE tierd_bpf_samples_total counter\n"
+		"tierd_bpf_samples_total{cgroup=\"/w\\\"x\\\\y\",tier=\"0\"} 2\n"
+		"tierd_bpf_samples_total{cgroup=\"/w\\\"x\\\\y\",tier=\"1\"} 1000\n"
+		"# HELP tierd_bpf_dropped_total Hint faults the cgroup's in-kernel token bucket kept from tierd, by tier.\n"
+		"# TYPE tierd_bpf_dropped_total counter\n"
+		"tierd_bpf_dropped_total{cgroup=\"/w\\\"x\\\\y\",tier=\"0\"} 1\n"
+		"tierd_bpf_dropped_total{cgroup=\"/w\\\"x\\\\y\",tier=\"1\"} 200\n"
+		"# HELP tierd_bpf_samples_read_total Ring-buffer records tierd consumed.\n"
+		"# TYPE tierd_bpf_samples_read_total counter\n"
+		"tierd_bpf_samples_read_total 1002\n"
+		"# HELP tierd_bpf_samples_lost_total Ring-buffer records consumed but not kept: the tick's sample buffer was full.\n"
+		"# TYPE tierd_bpf_samples_lost_total counter\n"
+		"tierd_bpf_samples_lost_total 6\n"
+		"# HELP tierd_bpf_unmanaged_faults_total Hint faults of cgroups tierd does not manage.\n"
+		"# TYPE tierd_bpf_unmanaged_faults_total counter\n"
+		"tierd_bpf_unmanaged_faults_total 77\n"
+		"# HELP tierd_sample_promotions_pages_total Sampled pages tierd asked move_pages(2) to promote, by target tier: tried, moved (succeeded) and not moved (failed).\n"
+		"# TYPE tierd_sample_promotions_pages_total counter\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"0\",result=\"tried\"} 500\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"0\",result=\"succeeded\"} 480\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"0\",result=\"failed\"} 20\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"tried\"} 8\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"succeeded\"} 8\n"
+		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"failed\"} 0\n"
+		"# HELP tierd_policies_loaded "));
+	CHECK(text && !strstr(text, "not-sampled\",tier="));
+	free(text);
+
+	/* Off, nothing sampled: the mode and the sampler-wide series at zero,
+	 * the per-cgroup families empty. */
+	memset(&rep.bpf, 0, sizeof(rep.bpf));
+	cgroups[1].bpf_sampled = false;
+	text = NULL;
+	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
+	CHECK(text && strstr(text, "\ntierd_bpf_mode{mode=\"off\"} 1\n"));
+	CHECK(text && strstr(text, "\ntierd_bpf_mode{mode=\"running\"} 0\n"));
+	CHECK(text && strstr(text, "# TYPE tierd_bpf_samples_total counter\n"
+				   "# HELP tierd_bpf_dropped_total "));
+	CHECK(text && !strstr(text, "tierd_bpf_samples_total{"));
+	CHECK(text && strstr(text, "\ntierd_bpf_samples_read_total 0\n"));
+	CHECK(text && strstr(text, "\ntierd_sample_promotions_pages_total{target_tier=\"1\",result=\"failed\"} 0\n"));
+	free(text);
+}
+
 int main(void)
 {
 	test_json_round_trip();
 	test_json_old_release();
 	test_json_malformed();
+	test_bpf_mode_names();
+	test_bpf_json_round_trip();
+	test_bpf_json_malformed();
+	test_bpf_json_cgroup_malformed();
 	test_metrics();
+	test_bpf_metrics();
 	return tierd_test_finish();
 }
