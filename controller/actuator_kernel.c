@@ -180,9 +180,13 @@ static void apply(void *data, const struct tierd_actuation *a)
 		}
 		for (size_t i = 0; i < a->plan->nr_actions && nr < TIERD_ACTUATOR_MAX_SPANS; i++) {
 			const struct tierd_action *act = &a->plan->actions[i];
-			int r = tierd_damos_spans_after(act, in->cgroups[act->cgroup].hot, spans, nr,
-							spans + nr, TIERD_ACTUATOR_MAX_SPANS - nr);
+			int r;
 
+			/* Sampled pages: move_pages's, below. */
+			if (act->kind == TIERD_ACTION_MIGRATE && tierd_sample_token(act->start))
+				continue;
+			r = tierd_damos_spans_after(act, in->cgroups[act->cgroup].hot, spans, nr,
+						    spans + nr, TIERD_ACTUATOR_MAX_SPANS - nr);
 			if (r == -E2BIG)
 				nr = TIERD_ACTUATOR_MAX_SPANS;
 			else if (r > 0)
@@ -191,6 +195,8 @@ static void apply(void *data, const struct tierd_actuation *a)
 		tierd_damon_backend_apply(k->damon, in->topo, spans, nr, paths, ids, a->period_usec,
 					  k->log);
 	}
+	if (k->bpf)
+		tierd_bpf_backend_promote(k->bpf, in, a->plan, k->stats);
 	reclaim_fallback(k, a);
 out:
 	free(ids);

@@ -1,7 +1,8 @@
-/* The actuator that acts on the kernel: the plan's migrations become DAMOS
- * schemes (damon_backend.h), and memory.reclaim enforces a top-tier budget
- * when DAMON cannot: no DAMON, or a cgroup still over its tier-0 max after
- * TIERD_RECLAIM_FALLBACK_TICKS ticks of DAMOS demotion. */
+/* The actuator that acts on the kernel: the plan's migrations of physical
+ * ranges become DAMOS schemes (damon_backend.h), its promotions of sampled
+ * pages move_pages(2) calls (bpf_backend.h), and memory.reclaim enforces a
+ * top-tier budget when DAMON cannot: no DAMON, or a cgroup still over its
+ * tier-0 max after TIERD_RECLAIM_FALLBACK_TICKS ticks of DAMOS demotion. */
 #ifndef TIERD_ACTUATOR_KERNEL_H
 #define TIERD_ACTUATOR_KERNEL_H
 
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "actuator.h"
+#include "bpf_backend.h"
 #include "cgroupfs.h"
 #include "damon_backend.h"
 #include "ksettings.h"
@@ -32,6 +34,7 @@ struct tierd_over_count {
 
 struct tierd_kernel_actuator {
 	struct tierd_damon_backend *damon;
+	struct tierd_bpf_backend *bpf; /* promotions of sampled pages; NULL: none */
 	const struct tierd_cgroupfs *fs;
 	struct tierd_ksettings *ks;
 	bool manage_demotion;      /* tierd.json manage_demotion */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "topology_read.h"
 #include "../policy/policy_json.h"
 #include "../policy/units.h"
+#include "../policy/util.h"
 
 #define ERR_MAX 1024
 /* sd-event's default slack is 250 ms, a quarter of a default tick; ticks
@@ -93,13 +95,62 @@ static void warn_single_tier(struct tierd_daemon *d)
 		  d->opts.config_file);
 }
 
-/* The kernel's NUMA balancing, as tierd.json asks. */
+/* The kernel promotes a hint-faulted page of a slower tier, whatever the
+ * rate limit, while the fast node has this much free memory above its
+ * promotion watermark, or 1/16 of its memory if more (6.12
+ * kernel/sched/fair.c, pgdat_free_space_enough()). */
+#define KERNEL_PROMOTES_FREE_MIN_BYTES (1ull << 30)
+#define KERNEL_PROMOTES_FREE_SHIFT 4
+
+/* tierd promotes what the sampler sees: the kernel's own promotion is held
+ * off with a rate limit of 0 MB/s, which holds only while the fast nodes
+ * are short of free memory (bpf/README.md): said when they are not. */
+static void hold_kernel_promotion(struct tierd_daemon *d)
+{
+	char was[TIERD_KSETTING_VALUE_MAX] = "", err[ERR_MAX] = "";
+	int r;
+
+	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, was, sizeof(was),
+			       err, sizeof(err));
+	if (r == 0)
+		r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0", err,
+				       sizeof(err));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_WARNING,
+			  "the kernel's own promotion not held off: %s; it promotes hint-faulted pages alongside tierd",
+			  err);
+		return;
+	}
+	if (strcmp(was, "0") != 0)
+		tierd_log(&d->log, TIERD_LOG_NOTICE,
+			  "numa_balancing_promote_rate_limit_MBps set to 0 (was %s; restored on exit): tierd promotes what the BPF sampler sees",
+			  was);
+	for (size_t i = 0; i < d->topo.nr_nodes; i++) {
+		const struct tierd_node *n = &d->topo.nodes[i];
+		uint64_t enough = tierd_max_u64(KERNEL_PROMOTES_FREE_MIN_BYTES,
+						n->total_bytes >> KERNEL_PROMOTES_FREE_SHIFT);
+
+		if (n->tier == 0 && n->free_bytes > enough)
+			tierd_log(&d->log, TIERD_LOG_WARNING,
+				  "node %d has %llu MiB free, more than max(1 GiB, 1/16 of it): while that lasts the kernel promotes hint-faulted pages to it despite the rate limit of 0",
+				  n->nid, (unsigned long long)(n->free_bytes >> 20));
+	}
+}
+
+/* The kernel's NUMA balancing, as tierd.json asks; tiering mode, with the
+ * kernel's promotion held off, when the BPF sampler runs. */
 static void setup_numa_balancing(struct tierd_daemon *d)
 {
 	static const char *const want[] = { [TIERD_NUMAB_OFF] = "0", [TIERD_NUMAB_TIERING] = "2" };
 	char was[TIERD_KSETTING_VALUE_MAX] = "", err[ERR_MAX] = "";
 	enum tierd_numa_balancing mode = d->cfg.numa_balancing;
 	int r;
+
+	if (d->bpf.state.mode == TIERD_BPF_RUNNING) {
+		/* Hint faults on the slower tiers only: the sampler's evidence. */
+		mode = TIERD_NUMAB_TIERING;
+		hold_kernel_promotion(d);
+	}
 
 	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, was, sizeof(was), err,
 			       sizeof(err));
@@ -145,12 +196,27 @@ static void open_attribution(struct tierd_daemon *d)
 	d->kpagecgroup_open = r == 0;
 }
 
-/* Kernel settings, DAMON and page attribution, and the kernel actuator. */
+static void start_sampler(struct tierd_daemon *d)
+{
+	if (!d->cfg.bpf)
+		tierd_bpf_backend_off(&d->bpf, "\"bpf\": false in tierd.json");
+	else if (d->cfg.numa_balancing == TIERD_NUMAB_OFF)
+		tierd_bpf_backend_off(&d->bpf,
+				      "\"numa_balancing\": \"off\" in tierd.json: no hint faults to sample");
+	else if (d->opts.once)
+		tierd_bpf_backend_off(&d->bpf, "--once: no event loop to read samples in");
+	else
+		tierd_bpf_backend_start(&d->bpf, d->opts.root, &d->topo, &d->log);
+}
+
+/* Kernel settings, the BPF sampler, DAMON and page attribution, and the
+ * kernel actuator. */
 static void start_kernel_side(struct tierd_daemon *d)
 {
 	char err[ERR_MAX] = "";
 	int r;
 
+	start_sampler(d);
 	r = tierd_ksettings_init(&d->ksettings, d->opts.root, err, sizeof(err));
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings unavailable: %s", err);
@@ -170,6 +236,7 @@ static void start_kernel_side(struct tierd_daemon *d)
 		.damon = &d->damon,
 		.fs = &d->fs,
 		.ks = d->ksettings_ready ? &d->ksettings : NULL,
+		.bpf = &d->bpf,
 		.manage_demotion = d->cfg.manage_demotion,
 		.stats = &d->migrations,
 		.log = &d->log,
@@ -223,6 +290,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	if (d->opts.dry_run) {
 		d->damon.state.damon = TIERD_DAMON_OFF;
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why), "dry run");
+		tierd_bpf_backend_off(&d->bpf, "dry run");
 	} else {
 		start_kernel_side(d);
 	}
@@ -490,27 +558,42 @@ static void profile_periods(const struct tierd_daemon *d, const struct tierd_obs
 	}
 }
 
-/* What DAMON saw and did since the last tick, into each cgroup's hotness
- * and feedback. */
+/* What DAMON and the BPF sampler saw and what the last migrations did,
+ * into each cgroup's hotness and feedback, and the sampler's counters into
+ * counts[] and sampled[]. */
 static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *obs,
 			     const struct tierd_damon_moved *moved, size_t nr_moved,
-			     struct tierd_feedback *fb)
+			     struct tierd_feedback *fb, struct tierd_bpf_cgroup_counts *counts,
+			     bool *sampled)
 {
 	char err[ERR_MAX] = "";
+	bool have_hot;
 	int r;
 
 	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
+	for (size_t c = 0; c < obs->nr; c++)
+		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &fb[c]);
 	open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, &d->hotness, err, sizeof(err));
 	if (r < 0)
 		tierd_log(&d->log, TIERD_LOG_WARNING, "DAMON regions not attributed this tick: %s",
 			  err[0] ? err : strerror(-r));
+	/* Without room for the cgroups (out of memory) there is no hotness. */
+	have_hot = d->hotness.nr >= obs->nr;
+	if (have_hot)
+		tierd_bpf_backend_tick(&d->bpf, obs->cgroups, obs->nr, d->hotness.hot, counts,
+				       sampled);
 	for (size_t c = 0; c < obs->nr; c++) {
 		obs->cgroups[c].feedback = &fb[c];
-		if (r < 0)
+		if (!have_hot || (r < 0 && !d->hotness.hot[c].nr_samples))
 			continue;
 		obs->cgroups[c].hot = &d->hotness.hot[c];
+		if (d->hotness.hot[c].nr_samples)
+			tierd_log(&d->log, TIERD_LOG_DEBUG, "BPF: %s: %zu samples",
+				  obs->obs[c].path, d->hotness.hot[c].nr_samples);
+		if (r < 0)
+			continue;
 		tierd_log(&d->log, TIERD_LOG_DEBUG, "DAMON: %s: %zu regions, %llu pages attributed",
 			  obs->obs[c].path, d->hotness.hot[c].nr_regions,
 			  (unsigned long long)d->hotness.out[c].pages);
@@ -524,6 +607,8 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
 	size_t nr_moved = 0;
 	struct tierd_feedback *fb = NULL;
+	struct tierd_bpf_cgroup_counts *bpf_counts = NULL;
+	bool *sampled = NULL;
 	struct tierd_observation obs;
 	struct tierd_engine_input in;
 	struct tierd_actuation act;
@@ -550,13 +635,15 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	}
 	if (obs.nr) {
 		fb = calloc(obs.nr, sizeof(*fb));
-		if (!fb) {
+		bpf_counts = calloc(obs.nr, sizeof(*bpf_counts));
+		sampled = calloc(obs.nr, sizeof(*sampled));
+		if (!fb || !bpf_counts || !sampled) {
 			r = -ENOMEM;
 			goto out_obs;
 		}
 	}
 	if (!d->opts.dry_run)
-		read_kernel_side(d, &obs, moved, nr_moved, fb);
+		read_kernel_side(d, &obs, moved, nr_moved, fb, bpf_counts, sampled);
 	in = (struct tierd_engine_input){
 		.now_usec = start,
 		.topo = &d->topo,
@@ -587,6 +674,11 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	tierd_plan_free(&plan);
 	rep.migrations = d->migrations;
 	rep.backend = d->damon.state;
+	rep.bpf = d->bpf.state;
+	for (size_t c = 0; c < rep.nr_cgroups; c++) {
+		rep.cgroups[c].bpf_sampled = sampled[c];
+		rep.cgroups[c].bpf = bpf_counts[c];
+	}
 	d->ticks++;
 	if (!d->opts.read_only)
 		export(d, &rep, &obs, now_usec(CLOCK_MONOTONIC) - start);
@@ -601,6 +693,8 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		(void)sd_notifyf(0, "STATUS=%s", status);
 	}
 out_obs:
+	free(sampled);
+	free(bpf_counts);
 	free(fb);
 	tierd_observation_free(&obs);
 	return r;
@@ -677,6 +771,17 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+static int on_samples(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct tierd_daemon *d = userdata;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	tierd_bpf_backend_drain(&d->bpf);
+	return 0;
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)s;
@@ -714,6 +819,13 @@ int tierd_daemon_run(struct tierd_daemon *d)
 	if (r < 0)
 		goto fail;
 	(void)sd_event_source_set_description(d->timer, "tierd-tick");
+	if (tierd_bpf_backend_fd(&d->bpf) >= 0) {
+		r = sd_event_add_io(d->event, &d->bpf_source, tierd_bpf_backend_fd(&d->bpf),
+				    EPOLLIN, on_samples, d);
+		if (r < 0)
+			goto fail;
+		(void)sd_event_source_set_description(d->bpf_source, "tierd-bpf-samples");
+	}
 	r = sd_event_set_watchdog(d->event, true);
 	if (r < 0)
 		goto fail;
@@ -730,6 +842,8 @@ void tierd_daemon_free(struct tierd_daemon *d)
 {
 	char err[ERR_MAX] = "";
 
+	d->bpf_source = sd_event_source_unref(d->bpf_source);
+	tierd_bpf_backend_stop(&d->bpf);
 	tierd_damon_backend_stop(&d->damon, &d->log);
 	if (d->ksettings_ready && tierd_ksettings_restore(&d->ksettings, err, sizeof(err)) < 0)
 		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s", err);

@@ -10,6 +10,7 @@
 
 #include "actuator.h"
 #include "actuator_kernel.h"
+#include "bpf_backend.h"
 #include "cgroupfs.h"
 #include "damon_backend.h"
 #include "hotness_read.h"
@@ -66,6 +67,8 @@ struct tierd_daemon {
 	bool kpagecgroup_open;
 	bool kpagecgroup_tried;    /* opened, or failed and said so, once */
 	struct tierd_hotness_set hotness;
+	struct tierd_bpf_backend bpf;
+	sd_event_source *bpf_source; /* the sampler's ring buffer readable */
 	struct tierd_migration_stats migrations; /* since start */
 
 	sd_event *event;

@@ -68,6 +68,11 @@ expect_line "$M" 'tierd_dry_run 1'
 expect_line "$M" 'tierd_policies_loaded 3'
 expect_line "$M" 'tierd_policy_load_errors_total 0'
 expect_line "$M" 'tierd_ticks_total 1'
+expect_line "$M" 'tierd_bpf_mode{mode="off"} 1'
+expect_line "$M" 'tierd_bpf_mode{mode="running"} 0'
+expect_line "$M" 'tierd_bpf_samples_read_total 0'
+expect_line "$M" 'tierd_sample_promotions_pages_total{target_tier="3",result="failed"} 0'
+grep -q '^tierd_bpf_samples_total{' "$M" && no "BPF counters of cgroups not sampled exported" || ok
 expect_eq "$(stat -c %a "$M")" 644 "metrics file mode"
 grep -q 'ssh.service\|user-1000' "$M" && no "unmanaged cgroups exported" || ok
 # A real parser: every family has HELP and TYPE, every sample parses.
@@ -133,11 +138,12 @@ expect_eq "$(tail -n +"$((n + 1))" "$T/live")" "$(tail -n +"$((n + 1))" "$T/stat
 $TIERCTL status --state-file "$T/missing.json" 2>"$T/e"
 expect_eq "$?" 2 "status without a state file"
 
-# --- tierctl status: DAMON and migrations -----------------------------------
-# tierd --once's table, then the DAMON line and the migration tables.
+# --- tierctl status: DAMON, BPF and migrations ------------------------------
+# tierd --once's table, then the DAMON and BPF lines and the migration tables.
 expect_eq "$(head -n "$n" "$T/status")" "$(cat "$T/out")" "tierctl status starts as tierd --once"
 expect_eq "$(tail -n +"$((n + 1))" "$T/status")" "
 DAMON: off: dry run
+BPF: off: dry run
 
 MIGRATIONS (since tierd started)
 PATH                 REQUESTS      TRIED  SUCCEEDED     FAILED
@@ -164,13 +170,14 @@ d["backend"] = {"damon": "running", "damon_why": "", "kdamonds": 4, "kdamond_res
 json.dump(d, open(sys.argv[2], "w"))
 d["backend"] = {"damon": "degraded", "damon_why": "kdamond \"0\" is not tierd's", "kdamonds": 0, "kdamond_restarts": 0}
 json.dump(d, open(sys.argv[3], "w"))
-del d["migrations"], d["backend"]
+del d["migrations"], d["backend"], d["bpf"]
 json.dump(d, open(sys.argv[4], "w"))
 PYEOF
 $TIERCTL status --state-file "$T/mig.json" >"$T/smig"
 expect_eq "$?" 0 "tierctl status with migrations"
 expect_eq "$(tail -n +"$((n + 1))" "$T/smig")" "
 DAMON: running, 4 kdamonds (1 restart)
+BPF: off: dry run
 
 MIGRATIONS (since tierd started)
 PATH                 REQUESTS      TRIED  SUCCEEDED     FAILED
@@ -194,7 +201,82 @@ expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["migra
 $TIERCTL status --state-file "$T/old.json" >"$T/sold"
 expect_eq "$?" 0 "tierctl status with a state file of the previous release"
 expect_line "$T/sold" 'DAMON: off'
+expect_line "$T/sold" 'BPF: off'
 expect_line "$T/sold" 'move_pages                  0         0B         0B         0B'
+
+# The BPF sampler running: its line, the sampled cgroups' counters per tier
+# (batch-1 and db sampled, in the state file's order; the others not), and
+# the promotions by target tier after the migration tables; unavailable:
+# the reason; a state file of the release before the sampler: off.
+$PY - "$T/mig.json" "$T/bpf.json" "$T/nobpf.json" "$T/prevbpf.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["bpf"] = {"mode": "running", "why": "", "hooks": "numa_fault=btf fault_addr=btf numa_scan=btf migrate=tracepoint",
+            "samples_read": 1345, "samples_lost": 1, "unmanaged_faults": 17, "no_addr": 2,
+            "promotions": {"tried": [1000, 24, 0, 0], "succeeded": [990, 24, 0, 0], "failed": [10, 0, 0, 0]}}
+for c in d["cgroups"]:
+    if c["policy"] == "db":
+        c["bpf"] = {"faults": [0, 1200, 0, 345], "samples": [0, 1000, 0, 345], "drops": [0, 200, 0, 0]}
+    if c["path"] == "/workload.slice/batch-1.scope":
+        c["bpf"] = {"faults": [0, 0, 0, 0], "samples": [0, 0, 0, 0], "drops": [0, 0, 0, 0]}
+json.dump(d, open(sys.argv[2], "w"))
+d["bpf"] = {"mode": "unavailable", "why": "no BTF: /sys/kernel/btf/vmlinux: No such file or directory",
+            "hooks": "", "samples_read": 0, "samples_lost": 0, "unmanaged_faults": 0, "no_addr": 0,
+            "promotions": {"tried": [0, 0, 0, 0], "succeeded": [0, 0, 0, 0], "failed": [0, 0, 0, 0]}}
+for c in d["cgroups"]:
+    c.pop("bpf", None)
+json.dump(d, open(sys.argv[3], "w"))
+del d["bpf"]
+json.dump(d, open(sys.argv[4], "w"))
+PYEOF
+$TIERCTL status --state-file "$T/bpf.json" >"$T/sbpf"
+expect_eq "$?" 0 "tierctl status with BPF running"
+expect_eq "$(tail -n +"$((n + 1))" "$T/sbpf")" "
+DAMON: running, 4 kdamonds (1 restart)
+BPF: running (hooks: numa_fault=btf fault_addr=btf numa_scan=btf migrate=tracepoint), 1345 samples read, 1 lost
+
+HINT FAULTS (BPF sampler, since each cgroup was first managed)
+CGROUP                             TIER     FAULTS    SAMPLES      DROPS
+/workload.slice/batch-1.scope         0          0          0          0
+                                      1          0          0          0
+                                      2          0          0          0
+                                      3          0          0          0
+/workload.slice/db.service            0          0          0          0
+                                      1       1200       1000        200
+                                      2          0          0          0
+                                      3        345        345          0
+
+MIGRATIONS (since tierd started)
+PATH                 REQUESTS      TRIED  SUCCEEDED     FAILED
+damos_migrate_cold          3     512.0M     500.0M      12.0M
+damos_migrate_hot           0         0B         0B         0B
+memory_reclaim              0         0B         0B         0B
+move_pages                  2      12.0K       8.0K       4.0K
+
+MOVED BETWEEN TIERS (row: from, column: to)
+FROM          0          1          2          3
+0             -         0B         0B     500.0M
+1            0B          -         0B         0B
+2            0B         0B          -         0B
+3          8.0K         0B         0B          -
+
+SAMPLED PROMOTIONS (pages, since tierd started)
+TO TIER      TRIED  SUCCEEDED     FAILED
+0             1000        990         10
+1               24         24          0
+2                0          0          0
+3                0          0          0" "tierctl status with BPF running"
+$TIERCTL status --state-file "$T/nobpf.json" >"$T/snobpf"
+expect_eq "$(tail -n +"$((n + 1))" "$T/snobpf" | head -n 3)" "
+DAMON: running, 4 kdamonds (1 restart)
+BPF: unavailable: no BTF: /sys/kernel/btf/vmlinux: No such file or directory" "tierctl status with BPF unavailable"
+grep -q 'HINT FAULTS\|SAMPLED PROMOTIONS' "$T/snobpf" && no "BPF tables printed while BPF is unavailable" || ok
+$TIERCTL status --state-file "$T/prevbpf.json" >"$T/sprevbpf"
+expect_eq "$?" 0 "tierctl status with a state file of the release before the BPF sampler"
+expect_line "$T/sprevbpf" 'BPF: off'
+$TIERCTL status --json --state-file "$T/bpf.json" >"$T/sbpf.json"
+expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["bpf"]; c={x["path"]: x.get("bpf") for x in d["cgroups"]}; print(b["mode"], b["samples_read"], b["samples_lost"], b["unmanaged_faults"], b["no_addr"], b["promotions"]["failed"], c["/workload.slice/db.service"]["drops"], c["/system.slice/nginx.service"])' "$T/sbpf.json")" \
+	"running 1345 1 17 2 [10, 0, 0, 0] [0, 200, 0, 0] None" "status --json BPF state and counters"
 
 # --- topology ---------------------------------------------------------------
 $TIERCTL topology --root $FIX/four-tier >"$T/topo"
@@ -369,6 +451,36 @@ expect_line "$T/act.prom" 'tierd_migration_tried_bytes_total{path="memory_reclai
 expect_line "$T/act.prom" 'tierd_migration_failed_bytes_total{path="memory_reclaim"} 268435456'
 expect_line "$T/act.prom" 'tierd_damon_mode{mode="absent"} 1'
 expect_line "$T/act.prom" 'tierd_dry_run 0'
+expect_line "$T/act.prom" 'tierd_bpf_mode{mode="off"} 1'
+expect_eq "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["bpf"]["why"])' "$T/act.json")" \
+	"--once: no event loop to read samples in" "--once: the BPF sampler is off, and why"
+
+# --- the BPF sampler where it cannot load ------------------------------------
+# The fixture has no kernel BTF: the daemon says so, names the file and
+# runs on without the sampler; with "bpf": false it does not try.
+cp -r $FIX/four-tier "$T/nobpf"
+$TIERD --root "$T/nobpf" --config configs/tierd.json --policy-dir configs/policies.d \
+	--log-target=stderr --metrics-file "$T/nobpf.prom" --state-file "$T/nobpf.json" \
+	>/dev/null 2>"$T/nobpferr" &
+pid=$!
+wait_for "$T/nobpf.prom" 'tierd_ticks_total' && ok || no "tierd without BTF ticks"
+kill -TERM $pid
+wait $pid
+expect_eq "$?" 0 "tierd without BTF exits 0"
+expect_grep "$T/nobpferr" "warning: BPF sampler not used: $T/nobpf/sys/kernel/btf/vmlinux: cannot read the kernel's BTF (No such file or directory)"
+expect_grep "$T/nobpferr" 'promotion relies on DAMON alone'
+expect_line "$T/nobpf.prom" 'tierd_bpf_mode{mode="unavailable"} 1'
+printf '{"bpf": false, "damon": false}\n' >"$T/nobpf.conf"
+$TIERD --root "$T/nobpf" --config "$T/nobpf.conf" --policy-dir configs/policies.d \
+	--log-target=stderr --metrics-file "$T/off.prom" --state-file "$T/off.json" \
+	>/dev/null 2>"$T/offerr" &
+pid=$!
+wait_for "$T/off.prom" 'tierd_ticks_total' && ok || no "tierd with bpf false ticks"
+kill -TERM $pid
+wait $pid
+grep -q 'BPF' "$T/offerr" && no "\"bpf\": false still logs about BPF" || ok
+expect_eq "$($TIERCTL status --state-file "$T/off.json" | grep '^BPF')" 'BPF: off: "bpf": false in tierd.json' "tierctl status: BPF off and why"
+
 # The repository's fixtures are never written.
 if git -C . rev-parse --git-dir >/dev/null 2>&1; then
 	expect_eq "$(git status --porcelain -- tests/fixtures)" "" "fixtures untouched"

@@ -1,0 +1,334 @@
+/* tierd's BPF backend; see bpf_backend.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf_backend.h"
+#include "fsread.h"
+
+#define ERR_MAX 1024
+
+/* A policy without "sampling" gets the sampler's own defaults. */
+_Static_assert(TIERD_SAMPLING_DEFAULT_RATE == TIERD_BPF_DEFAULT_RATE_PER_SEC &&
+		       TIERD_SAMPLING_DEFAULT_BURST == TIERD_BPF_DEFAULT_BURST,
+	       "policy.h's sampling defaults are bpf/tierd_sampler.h's");
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define TRACEFS_PATH "/sys/kernel/tracing"
+
+static void set_mode(struct tierd_bpf_backend *b, enum tierd_bpf_mode mode, const char *why)
+{
+	size_t n = why ? strnlen(why, sizeof(b->state.why) - 1) : 0;
+
+	b->state.mode = mode;
+	memcpy(b->state.why, why ? why : "", n);
+	b->state.why[n] = '\0';
+}
+
+void tierd_bpf_backend_off(struct tierd_bpf_backend *b, const char *why)
+{
+	set_mode(b, TIERD_BPF_OFF, why);
+}
+
+static void describe_hooks(const struct tierd_bpf_hooks *h, char *buf, size_t size)
+{
+	snprintf(buf, size, "numa_fault=%s fault_addr=%s numa_scan=%s migrate=%s",
+		 tierd_bpf_attach_name(h->numa_fault), tierd_bpf_attach_name(h->fault_addr),
+		 tierd_bpf_attach_name(h->numa_scan), tierd_bpf_attach_name(h->migrate));
+}
+
+/* Slow tiers are sampled, the fastest is not: its pages need no promotion. */
+static int set_node_tiers(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
+			  char *err, size_t err_size)
+{
+	for (size_t i = 0; i < topo->nr_nodes; i++) {
+		const struct tierd_node *n = &topo->nodes[i];
+		uint32_t tier = n->tier > 0 ? (uint32_t)n->tier : TIERD_BPF_TIER_SKIP;
+		int r = tierd_bpf_sampler_set_node_tier(b->sampler, (uint32_t)n->nid, tier);
+
+		if (r < 0) {
+			snprintf(err, err_size, "node %d: setting its tier in the sampler: %s", n->nid,
+				 strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int alloc_buffers(struct tierd_bpf_backend *b)
+{
+	int r = tierd_sample_pages_init(&b->pages, TIERD_SAMPLE_PAGES_DEFAULT);
+
+	if (r < 0)
+		return r;
+	r = tierd_sample_promoter_init(&b->promoter, &tierd_move_pages_kernel, NULL, &b->pages);
+	if (r < 0)
+		return r;
+	b->pending = calloc(TIERD_BPF_TICK_SAMPLES, sizeof(*b->pending));
+	b->tick = calloc(TIERD_BPF_TICK_SAMPLES, sizeof(*b->tick));
+	b->tick_samples = calloc(TIERD_BPF_TICK_SAMPLES, sizeof(*b->tick_samples));
+	b->managed = calloc(TIERD_BPF_MAX_CGROUPS, sizeof(*b->managed));
+	return b->pending && b->tick && b->tick_samples && b->managed ? 0 : -ENOMEM;
+}
+
+void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
+			     const struct tierd_topology *topo, const struct tierd_logger *log)
+{
+	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
+	struct tierd_bpf_hooks hooks;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	b->log = log;
+	if (tierd_root_path(root, BTF_PATH, btf, sizeof(btf)) < 0 ||
+	    tierd_root_path(root, TRACEFS_PATH, tracefs, sizeof(tracefs)) < 0) {
+		snprintf(err, sizeof(err), "%s: path too long", root);
+		r = -ENAMETOOLONG;
+		goto fail;
+	}
+	r = tierd_bpf_probe_hooks(btf, tracefs, &hooks, err, sizeof(err));
+	if (r < 0)
+		goto fail;
+	r = tierd_bpf_sampler_new(&hooks, &b->sampler, err, sizeof(err));
+	if (r < 0)
+		goto fail;
+	r = set_node_tiers(b, topo, err, sizeof(err));
+	if (r < 0)
+		goto fail;
+	r = alloc_buffers(b);
+	if (r < 0) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	describe_hooks(&hooks, b->state.hooks, sizeof(b->state.hooks));
+	set_mode(b, TIERD_BPF_RUNNING, NULL);
+	tierd_log_event(log, TIERD_LOG_INFO,
+			&(const struct tierd_event){ .event = "bpf-started", .tier = -1 },
+			"BPF hint-fault sampler loaded (%s); slow tiers sampled, promotions by move_pages",
+			b->state.hooks);
+	return;
+fail:
+	tierd_bpf_backend_stop(b);
+	b->log = log;
+	set_mode(b, TIERD_BPF_UNAVAILABLE, err);
+	tierd_log_event(log, TIERD_LOG_WARNING,
+			&(const struct tierd_event){ .event = "bpf-unavailable", .tier = -1 },
+			"BPF sampler not used: %s; promotion relies on DAMON alone", err);
+}
+
+int tierd_bpf_backend_fd(const struct tierd_bpf_backend *b)
+{
+	return b->state.mode == TIERD_BPF_RUNNING ? tierd_bpf_sampler_fd(b->sampler) : -1;
+}
+
+static int on_sample(uint64_t cgroup_id, uint32_t tgid, const struct tierd_sample *sample,
+		     uint32_t pages, void *userdata)
+{
+	struct tierd_bpf_backend *b = userdata;
+	struct tierd_bpf_tick_sample *t;
+
+	/* A huge page's fault names one address: its first base page stands
+	 * for it, the engine moves what it plans page by page. */
+	(void)pages;
+	if (b->nr_pending == TIERD_BPF_TICK_SAMPLES) {
+		b->state.samples_lost++;
+		return 0;
+	}
+	t = &b->pending[b->nr_pending++];
+	t->cgroup_id = cgroup_id;
+	t->sample = *sample;
+	t->sample.addr = tierd_sample_pages_token(&b->pages, tgid, sample->addr);
+	return 0;
+}
+
+void tierd_bpf_backend_drain(struct tierd_bpf_backend *b)
+{
+	int r;
+
+	if (b->state.mode != TIERD_BPF_RUNNING)
+		return;
+	r = tierd_bpf_sampler_drain(b->sampler, on_sample, b);
+	if (r > 0)
+		b->state.samples_read += (uint64_t)r;
+	else if (r < 0)
+		tierd_log(b->log, TIERD_LOG_WARNING, "BPF: reading the ring buffer: %s",
+			  strerror(-r));
+}
+
+static bool observed(const struct tierd_engine_cgroup *cgroups, size_t nr, uint64_t id)
+{
+	for (size_t c = 0; c < nr; c++)
+		if (cgroups[c].obs->id == id)
+			return true;
+	return false;
+}
+
+static struct tierd_bpf_managed *find_managed(const struct tierd_bpf_backend *b, uint64_t id)
+{
+	for (size_t i = 0; i < b->nr_managed; i++)
+		if (b->managed[i].cgroup_id == id)
+			return &b->managed[i];
+	return NULL;
+}
+
+/* The sampler's cgroups map becomes cgroups', with their policies' token
+ * buckets: a reload's new settings take effect here, in the map. */
+static void follow_cgroups(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
+			   size_t nr)
+{
+	for (size_t i = 0; i < b->nr_managed;) {
+		if (observed(cgroups, nr, b->managed[i].cgroup_id)) {
+			i++;
+			continue;
+		}
+		(void)tierd_bpf_sampler_unmanage(b->sampler, b->managed[i].cgroup_id);
+		b->managed[i] = b->managed[--b->nr_managed];
+	}
+	for (size_t c = 0; c < nr; c++) {
+		const struct tierd_cgroup_obs *obs = cgroups[c].obs;
+		struct tierd_bpf_managed want = { .cgroup_id = obs->id,
+						  .rate = cgroups[c].policy->sampling_rate,
+						  .burst = cgroups[c].policy->sampling_burst };
+		struct tierd_bpf_managed *m = find_managed(b, obs->id);
+		int r;
+
+		if (m && m->rate == want.rate && m->burst == want.burst)
+			continue;
+		r = tierd_bpf_sampler_manage(b->sampler, obs->id, want.rate, want.burst);
+		if (r < 0) {
+			tierd_log(b->log, TIERD_LOG_WARNING, "BPF: %s not sampled: %s", obs->path,
+				  r == -ENOSPC ? "the sampler's cgroup slots are all taken"
+					       : strerror(-r));
+			continue;
+		}
+		if (!m)
+			m = &b->managed[b->nr_managed++];
+		*m = want;
+	}
+}
+
+static void read_counts(const struct tierd_bpf_backend *b, uint64_t id,
+			struct tierd_bpf_cgroup_counts *out)
+{
+	struct tierd_bpf_counters cnt;
+
+	memset(out, 0, sizeof(*out));
+	if (tierd_bpf_sampler_counters(b->sampler, id, &cnt) < 0)
+		return;
+	for (size_t t = 0; t < TIERD_MAX_TIERS && t < TIERD_BPF_MAX_TIERS; t++) {
+		out->faults[t] = cnt.faults[t];
+		out->samples[t] = cnt.samples[t];
+		out->drops[t] = cnt.drops[t];
+	}
+}
+
+static int cmp_cgroup(const void *a, const void *b)
+{
+	const struct tierd_bpf_tick_sample *x = a, *y = b;
+
+	if (x->cgroup_id != y->cgroup_id)
+		return x->cgroup_id < y->cgroup_id ? -1 : 1;
+	return (x->sample.time_usec > y->sample.time_usec) -
+	       (x->sample.time_usec < y->sample.time_usec);
+}
+
+void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
+			    size_t nr, struct tierd_hotness *hot,
+			    struct tierd_bpf_cgroup_counts *counts, bool *managed)
+{
+	struct tierd_bpf_tick_sample *swap;
+	struct tierd_bpf_global g;
+	size_t k = 0;
+
+	if (b->state.mode != TIERD_BPF_RUNNING)
+		return;
+	tierd_bpf_backend_drain(b);
+	follow_cgroups(b, cgroups, nr);
+	if (tierd_bpf_sampler_global(b->sampler, &g) == 0) {
+		b->state.unmanaged_faults = g.unmanaged_faults;
+		b->state.no_addr = g.no_addr;
+	}
+	swap = b->tick;
+	b->tick = b->pending;
+	b->nr_tick = b->nr_pending;
+	b->pending = swap;
+	b->nr_pending = 0;
+	qsort(b->tick, b->nr_tick, sizeof(*b->tick), cmp_cgroup);
+	for (size_t c = 0; c < nr; c++) {
+		uint64_t id = cgroups[c].obs->id;
+		size_t i = 0, first = k;
+
+		managed[c] = find_managed(b, id) != NULL;
+		if (managed[c])
+			read_counts(b, id, &counts[c]);
+		/* The tick's samples are sorted: find this cgroup's run. */
+		while (i < b->nr_tick && b->tick[i].cgroup_id < id)
+			i++;
+		for (; i < b->nr_tick && b->tick[i].cgroup_id == id; i++)
+			b->tick_samples[k++] = b->tick[i].sample;
+		hot[c].samples = k > first ? b->tick_samples + first : NULL;
+		hot[c].nr_samples = k - first;
+	}
+}
+
+struct promote_log {
+	const struct tierd_logger *log;
+	const struct tierd_engine_input *in;
+};
+
+static void log_move_failure(void *userdata, uint64_t cgroup_id, uint32_t tgid, int node, int err)
+{
+	const struct promote_log *pl = userdata;
+	const char *path = "?";
+
+	for (size_t c = 0; c < pl->in->nr_cgroups; c++)
+		if (pl->in->cgroups[c].obs->id == cgroup_id)
+			path = pl->in->cgroups[c].obs->path;
+	/* A process that exited (ESRCH) is routine: its pages are forgotten. */
+	tierd_log_event(pl->log, err == -ESRCH ? TIERD_LOG_INFO : TIERD_LOG_WARNING,
+			&(const struct tierd_event){ .event = "promote-failed", .cgroup = path,
+						     .tier = -1 },
+			"move_pages of process %u in %s to node %d failed: %s", tgid, path, node,
+			strerror(-err));
+}
+
+void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
+			       const struct tierd_plan *plan, struct tierd_migration_stats *stats)
+{
+	struct promote_log pl = { b->log, in };
+
+	if (b->state.mode != TIERD_BPF_RUNNING)
+		return;
+	if (tierd_sample_promote(&b->promoter, in, plan, stats, &b->state.promotions,
+				 log_move_failure, &pl) < 0)
+		tierd_log(b->log, TIERD_LOG_ERR, "out of memory promoting sampled pages");
+}
+
+void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
+				struct tierd_feedback *fb)
+{
+	for (size_t i = 0; i < b->promoter.nr_feedback; i++) {
+		const struct tierd_promote_feedback *f = &b->promoter.feedback[i];
+
+		if (f->cgroup_id != cgroup_id)
+			continue;
+		fb->promoted_bytes += f->promoted_bytes;
+		fb->promote_failed_bytes += f->failed_bytes;
+	}
+}
+
+void tierd_bpf_backend_stop(struct tierd_bpf_backend *b)
+{
+	struct tierd_bpf_state state = b->state;
+
+	tierd_bpf_sampler_free(b->sampler);
+	tierd_sample_promoter_free(&b->promoter);
+	tierd_sample_pages_free(&b->pages);
+	free(b->pending);
+	free(b->tick);
+	free(b->tick_samples);
+	free(b->managed);
+	memset(b, 0, sizeof(*b));
+	/* What it saw stays for the last report. */
+	b->state = state;
+}

@@ -1,0 +1,84 @@
+/* tierd's BPF backend: the hint-fault sampler (bpf_sampler.h) at work in
+ * the daemon. It manages in the sampler's maps the cgroups tierd manages
+ * (a policy reload changes maps, never reloads programs), collects the
+ * ring buffer's samples as they come (the daemon drains on an sd_event IO
+ * source), hands each tick's samples to the engine as token addresses
+ * (sample_pages.h), and carries the engine's promotions of sampled pages
+ * out with move_pages(2) (sample_promote.h). */
+#ifndef TIERD_BPF_BACKEND_H
+#define TIERD_BPF_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf_sampler.h"
+#include "log.h"
+#include "sample_pages.h"
+#include "sample_promote.h"
+#include "../policy/bpfstats.h"
+#include "../policy/engine.h"
+
+/* Samples kept between ticks at most: three full ring buffers
+ * (TIERD_BPF_RING_BYTES of records), so a tick that comes late loses none
+ * of a full ring's. */
+#define TIERD_BPF_TICK_SAMPLES (3 * (TIERD_BPF_RING_BYTES / sizeof(struct tierd_bpf_sample)))
+
+struct tierd_bpf_tick_sample {
+	uint64_t cgroup_id;
+	struct tierd_sample sample; /* addr: a token address */
+};
+
+/* A cgroup in the sampler's map, with the bucket it was given. */
+struct tierd_bpf_managed {
+	uint64_t cgroup_id;
+	uint32_t rate, burst;
+};
+
+struct tierd_bpf_backend {
+	struct tierd_bpf_state state;
+	struct tierd_bpf_sampler *sampler;
+	struct tierd_sample_pages pages;
+	struct tierd_sample_promoter promoter;
+	const struct tierd_logger *log;
+	size_t nr_managed;
+	struct tierd_bpf_managed *managed;     /* TIERD_BPF_MAX_CGROUPS */
+	size_t nr_pending;
+	struct tierd_bpf_tick_sample *pending; /* drained, not yet given to the engine */
+	size_t nr_tick;
+	struct tierd_bpf_tick_sample *tick;    /* given to the engine this tick */
+	struct tierd_sample *tick_samples;     /* tick's samples grouped by cgroup */
+};
+
+/* Probes and loads the sampler for topo (fast tier 0 not sampled). Any
+ * failure leaves state.mode UNAVAILABLE with the reason, logged. root: the
+ * BTF and tracefs are looked for under it. */
+void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
+			     const struct tierd_topology *topo, const struct tierd_logger *log);
+/* Sets mode OFF with why; for "bpf": false and the like. */
+void tierd_bpf_backend_off(struct tierd_bpf_backend *b, const char *why);
+
+/* The fd to watch for records (epoll), or -1 when not running. */
+int tierd_bpf_backend_fd(const struct tierd_bpf_backend *b);
+/* Consumes the waiting records into the pending samples. */
+void tierd_bpf_backend_drain(struct tierd_bpf_backend *b);
+
+/* Per tick, before planning: the sampler's map follows cgroups[0..nr)
+ * (new cgroups managed, gone ones dropped, buckets from their policies'
+ * "sampling"), managed[c] says whether cgroup c is sampled and counts[c]
+ * gets its counters, and hot[c] the samples drained since the last tick,
+ * valid until the next call. */
+void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
+			    size_t nr, struct tierd_hotness *hot,
+			    struct tierd_bpf_cgroup_counts *counts, bool *managed);
+
+/* Carries out plan's promotions of sampled pages; adds to stats. */
+void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
+			       const struct tierd_plan *plan, struct tierd_migration_stats *stats);
+
+/* What the last promote did for the cgroup: bytes moved and failed. */
+void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
+				struct tierd_feedback *fb);
+
+void tierd_bpf_backend_stop(struct tierd_bpf_backend *b);
+
+#endif
