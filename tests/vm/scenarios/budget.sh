@@ -13,7 +13,8 @@ echo +memory >$CG/cgroup.subtree_control
 start_work /budget w --hot 256 --cold 1280 --report-ms 1000
 for n in 0 1 2 3; do echo "RESULT before_node$n $(cgroup_node_mib /budget $n)"; done
 
-write_config 1s
+# DAMON alone: the BPF sampler's promotions have their own scenario (bpfpromote).
+write_config 1s '"bpf": false'
 cat >/tmp/policies.d/budget.json <<'JSON'
 { "name": "budget", "match": { "path": "/budget" },
   "tiers": [ { "tier": 0, "max": "512M" } ], "strategy": "none" }

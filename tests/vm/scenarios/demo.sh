@@ -26,7 +26,7 @@ for round in 1 2 3 4 5 6 7 8; do
 	sleep 10
 	echo
 	echo "=== after $((round * 10)) s ==="
-	tierctl status --state-file /tmp/state.json | sed -n '/^CGROUP/,/^$/p'
+	tierctl status --state-file /tmp/state.json | awk '/^CGROUP/ { p = 1 } p { print } p && /^$/ { exit }'
 	echo "db.service hot set $(grep '^PLACE' /tmp/db.out | tail -n 1 | sed 's/.*hotset=\([AB]\) hot=\([0-9,]*\).*/\1, pages per node 0,1,2,3: \2/')"
 done
 kill -TERM $tierd_pid

@@ -11,7 +11,8 @@ K0=/sys/kernel/mm/damon/admin/kdamonds/0/state
 
 start_work /a a --hot 32 --hot-node 3 --report-ms 1000
 start_work /b b --hot 32 --hot-node 3 --cpu 1 --report-ms 1000
-write_config 1s
+# DAMON alone: the BPF sampler's promotions have their own scenario (bpfpromote).
+write_config 1s '"bpf": false'
 for name in a b; do
 	cat >/tmp/policies.d/$name.json <<JSON
 { "name": "$name", "match": { "path": "/$name" }, "strategy": "mole" }

@@ -11,7 +11,8 @@ STRATEGY=${STRATEGY:-mole}
 
 start_work /promote w --hot 64 --hot-node 3 --cold 128 --cold-node 3 --hot2 64 --hot2-node 2 \
 	--move-after 30 --report-ms 1000
-write_config 1s
+# DAMON alone: the BPF sampler's promotions have their own scenario (bpfpromote).
+write_config 1s '"bpf": false'
 cat >/tmp/policies.d/promote.json <<JSON
 { "name": "promote", "match": { "path": "/promote" }, "strategy": "$STRATEGY" }
 JSON
