@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -331,6 +332,24 @@ static void test_probe(const char *root)
 	}
 }
 
+/* The build machine's own kernel, probed read-only (nothing is loaded):
+ * which hooks tierd would use here, for the record. */
+static void test_probe_running_kernel(void)
+{
+	struct tierd_bpf_hooks h;
+	char err[512] = "";
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		SKIP("this kernel has no /sys/kernel/btf/vmlinux");
+		return;
+	}
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(NULL, NULL, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
+	printf("NOTE: this machine's kernel: numa_fault=%s fault_addr=%s numa_scan=%s migrate=%s\n",
+	       tierd_bpf_attach_name(h.numa_fault), tierd_bpf_attach_name(h.fault_addr),
+	       tierd_bpf_attach_name(h.numa_scan), tierd_bpf_attach_name(h.migrate));
+}
+
 int main(void)
 {
 	char root[TMPTREE_DIR_MAX];
@@ -344,6 +363,7 @@ int main(void)
 	test_counters_sum();
 	test_bucket();
 	test_probe(root);
+	test_probe_running_kernel();
 	tmptree_rm(root, "");
 	return tierd_test_finish();
 }
