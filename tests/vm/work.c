@@ -57,10 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MIB (1024ul * 1024)
-#define MPOL_DEFAULT_MODE 0 /* <linux/mempolicy.h> MPOL_DEFAULT */
-#define MPOL_BIND_MODE 2    /* MPOL_BIND */
-#define NODEMASK_BITS 64    /* the nodemask is one unsigned long */
+#include "vmwork.h"
+
 #define NR_REPORT_NODES 4   /* the test VM's nodes 0-3 (vm-lab.md) */
 #define QUERY_BATCH 4096    /* pages per move_pages query: bounded arrays */
 #define DEFAULT_REPORT_MS 1000
@@ -159,22 +157,6 @@ static long now_ms(void)
 	return ts.tv_sec * MS_PER_SEC + ts.tv_nsec / NS_PER_MS;
 }
 
-/* A decimal number in [min, max], nothing else. */
-static int parse_num(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 enum opt_id {
 	OPT_HOT = 256, OPT_COLD, OPT_HOT2, OPT_HOT_NODE, OPT_COLD_NODE, OPT_HOT2_NODE,
 	OPT_MOVE_AFTER, OPT_DURATION, OPT_REPORT_MS, OPT_CPU, OPT_NO_SLEEPER, OPT_SEED,
@@ -205,33 +187,33 @@ static int apply_opt(struct opts *o, int id, const char *arg)
 	case OPT_HOT:
 	case OPT_COLD:
 	case OPT_HOT2:
-		r = parse_num(arg, 0, SIZE_MAX / MIB, &v);
+		r = vm_parse_num(arg, 0, SIZE_MAX / MIB, &v);
 		o->mib[id == OPT_HOT ? SET_A : id == OPT_COLD ? SET_COLD : SET_B] = v;
 		break;
 	case OPT_HOT_NODE:
 	case OPT_COLD_NODE:
 	case OPT_HOT2_NODE:
-		r = parse_num(arg, 0, NODEMASK_BITS - 1, &v);
+		r = vm_parse_num(arg, 0, NODEMASK_BITS - 1, &v);
 		o->node[id == OPT_HOT_NODE ? SET_A : id == OPT_COLD_NODE ? SET_COLD : SET_B] = (int)v;
 		break;
 	case OPT_MOVE_AFTER:
 	case OPT_DURATION:
-		r = parse_num(arg, 0, LONG_MAX / MS_PER_SEC, &v);
+		r = vm_parse_num(arg, 0, LONG_MAX / MS_PER_SEC, &v);
 		*(id == OPT_MOVE_AFTER ? &o->move_after_ms : &o->duration_ms) = (long)v * MS_PER_SEC;
 		break;
 	case OPT_REPORT_MS:
-		r = parse_num(arg, 1, LONG_MAX, &v);
+		r = vm_parse_num(arg, 1, LONG_MAX, &v);
 		o->report_ms = (long)v;
 		break;
 	case OPT_CPU:
-		r = parse_num(arg, 0, CPU_SETSIZE - 1, &v);
+		r = vm_parse_num(arg, 0, CPU_SETSIZE - 1, &v);
 		o->cpu = (int)v;
 		break;
 	case OPT_NO_SLEEPER:
 		o->sleeper = false;
 		break;
 	case OPT_SEED:
-		r = parse_num(arg, 0, ULONG_MAX, &v);
+		r = vm_parse_num(arg, 0, ULONG_MAX, &v);
 		o->seed = v;
 		break;
 	default:
@@ -275,16 +257,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static int set_policy(void *addr, size_t len, int mode, int node)
-{
-	unsigned long mask = mode == MPOL_BIND_MODE ? 1ul << node : 0;
-
-	if (syscall(SYS_mbind, addr, len, mode, mode == MPOL_BIND_MODE ? &mask : NULL,
-		    mode == MPOL_BIND_MODE ? NODEMASK_BITS : 0, 0) < 0)
-		return -errno;
-	return 0;
-}
-
 /* Maps a set, stamps every page (the first touch, on node if it is not
  * NO_NODE), then leaves the pages free to move. */
 static int alloc_set(struct work *w, int id, unsigned long mib, int node)
@@ -310,7 +282,7 @@ static int alloc_set(struct work *w, int id, unsigned long mib, int node)
 		fprintf(stderr, "work: madvise(MADV_NOHUGEPAGE) of set %s: %s\n", set_names[id], strerror(-r));
 		goto out;
 	}
-	if (node != NO_NODE && (r = set_policy(s->base, len, MPOL_BIND_MODE, node)) < 0) {
+	if (node != NO_NODE && (r = vm_set_policy(s->base, len, MPOL_BIND_MODE, node)) < 0) {
 		fprintf(stderr, "work: mbind of set %s to node %d: %s\n", set_names[id], node, strerror(-r));
 		goto out;
 	}
@@ -322,7 +294,7 @@ static int alloc_set(struct work *w, int id, unsigned long mib, int node)
 		for (i = FIRST_PATTERN_WORD; i < w->page_words; i++)
 			p[i] = pattern_word(key, i);
 	}
-	if (node != NO_NODE && (r = set_policy(s->base, len, MPOL_DEFAULT_MODE, NO_NODE)) < 0)
+	if (node != NO_NODE && (r = vm_set_policy(s->base, len, MPOL_DEFAULT_MODE, NO_NODE)) < 0)
 		fprintf(stderr, "work: mbind of set %s back to MPOL_DEFAULT: %s\n", set_names[id], strerror(-r));
 out:
 	return r;

@@ -14,19 +14,13 @@ set -u
 . /scenarios/lib.sh
 echo 0 >/proc/sys/kernel/numa_balancing
 echo +memory >$CG/cgroup.subtree_control
-mount -t debugfs none /sys/kernel/debug
-NB=/sys/kernel/debug/sched/numa_balancing
-# Scan soon and often (defaults 1000/1000/60000 ms), as vm-lab.md did.
-echo 100 >$NB/scan_delay_ms
-echo 100 >$NB/scan_period_min_ms
-echo 1000 >$NB/scan_period_max_ms
+fast_numa_scan
 echo 0 >/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps
 echo "RESULT rate_limit $(cat /proc/sys/kernel/numa_balancing_promote_rate_limit_MBps)"
 
 start_work /managed m --hot 64 --hot-node 3 --report-ms 5000
 start_work /unmanaged u --hot 64 --hot-node 3 --report-ms 5000 --cpu 1
 echo "RESULT managed_pid $(work_pid m)"
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 promote_before=$(vmstat pgpromote_success)
 hint_before=$(vmstat numa_hint_faults)
 

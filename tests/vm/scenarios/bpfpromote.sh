@@ -10,14 +10,8 @@ set -u
 . /scenarios/lib.sh
 echo 0 >/proc/sys/kernel/numa_balancing
 echo +memory >$CG/cgroup.subtree_control
-mount -t debugfs none /sys/kernel/debug
-NB=/sys/kernel/debug/sched/numa_balancing
-# Scan soon and often (defaults 1000/1000/60000 ms), as the bpf scenario.
-echo 100 >$NB/scan_delay_ms
-echo 100 >$NB/scan_period_min_ms
-echo 1000 >$NB/scan_period_max_ms
+fast_numa_scan
 RUN_S=40
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 echo "RESULT rate_limit_before $(cat /proc/sys/kernel/numa_balancing_promote_rate_limit_MBps)"
 
 start_work /bpfp w --hot 64 --hot-node 3 --cold 128 --cold-node 3 --report-ms 1000

@@ -59,3 +59,17 @@ write_config() {
 JSON
 	mkdir -p /tmp/policies.d
 }
+
+# fast_numa_scan: NUMA balancing's scanner starts soon and scans often
+# (debugfs; defaults 1000/1000/60000 ms), so hint faults come within
+# seconds of a scenario's start (vm-lab.md).
+fast_numa_scan() {
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	nb=/sys/kernel/debug/sched/numa_balancing
+	echo 100 >$nb/scan_delay_ms
+	echo 100 >$nb/scan_period_min_ms
+	echo 1000 >$nb/scan_period_max_ms
+}
+
+# vmstat KEY: the /proc/vmstat counter.
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
