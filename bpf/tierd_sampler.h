@@ -18,6 +18,9 @@
 #define TIERD_BPF_RING_BYTES (1u << 20) /* ring buffer: 16,384 records of 56 bytes
 					 * plus an 8-byte header; a power of two, as
 					 * BPF_MAP_TYPE_RINGBUF needs */
+/* Ring-buffer bytes waiting that wake tierd: 1/16 of the ring, 1,024
+ * records with their 8-byte headers; fewer wait for the next tick's drain. */
+#define TIERD_BPF_WAKEUP_BYTES (TIERD_BPF_RING_BYTES / 16)
 #define TIERD_BPF_NR_REASONS 16   /* enum migrate_reason slots (6.12 has 10, MR_TYPES) */
 
 /* Token bucket defaults per cgroup and per CPU: 2,000 samples/s (128 KB/s of
@@ -107,7 +110,7 @@ struct tierd_bpf_global {
 	__u64 unmanaged_faults; /* hint faults of cgroups not in `cgroups` */
 	__u64 skipped_tier;     /* hint faults on nodes marked TIERD_BPF_TIER_SKIP */
 	__u64 no_addr;          /* hint faults without a matching page_fault_user */
-	__u64 no_interval;      /* hint faults with an address in no remembered scanned range */
+	__u64 no_interval;      /* samples with an address in no remembered scanned range */
 };
 
 /* Per-CPU migration counts by reason (`migrations`, index = enum
