@@ -63,11 +63,14 @@ help:
 deps:
 	$(Q)tests/deps.sh
 
-# vmlinux.h from the VM kernel's BTF, else the running kernel's (bpf/README.md).
+# vmlinux.h from the VM kernel's BTF, else the running kernel's, else the
+# pinned bpf/vmlinux-min.h (bpf/README.md).
 $(BUILD)/bpf/vmlinux.h: bpf/gen-vmlinux-h.sh
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)BUILD=$(BUILD) BPFTOOL=$(BPFTOOL) sh bpf/gen-vmlinux-h.sh $@
+	$(Q)BUILD=$(BUILD) BPFTOOL=$(BPFTOOL) sh bpf/gen-vmlinux-h.sh $@ || \
+		{ echo "no kernel BTF to read: building against the pinned bpf/vmlinux-min.h" >&2; \
+		  cp bpf/vmlinux-min.h $@; }
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/tierd_sampler.h $(BUILD)/bpf/vmlinux.h
 	$(call msg,BPF,$@)
