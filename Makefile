@@ -45,7 +45,7 @@ BPF_SKEL := $(BUILD)/bpf/tierd_sampler.skel.h
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check vmcheck demo demo-fixture bench install clean help tests
+.PHONY: all deps check vmcheck demo demo-fixture bench bench-bpf install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -57,6 +57,7 @@ help:
 	@echo "make demo       tierd at work in the four-tier QEMU VM (about 2 minutes)"
 	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
 	@echo "make bench      every strategy on every workload in the simulator (build/bench/)"
+	@echo "make bench-bpf  the BPF sampler's overhead in the four-tier VM (idle host: ~4 min)"
 	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
 	@echo "V=1             show full commands"
 
@@ -149,6 +150,9 @@ demo-fixture: all
 bench: $(BUILD)/tiersim
 	$(Q)mkdir -p $(BUILD)/bench
 	$(Q)$(BUILD)/tiersim --out $(BUILD)/bench
+
+bench-bpf: all
+	$(Q)BUILD=$(BUILD) sh bench/bpf_overhead.sh
 
 install: all
 	install -Dm0755 $(BUILD)/tierd $(DESTDIR)$(PREFIX)/sbin/tierd
