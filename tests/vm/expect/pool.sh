@@ -9,9 +9,11 @@ floor=$((t0 * 3 / 8))
 expect_range "$(res share_small_mib)" $((floor - 1)) $((floor + 1)) "pool: /small's share is its floor (its need is below it)"
 expect_range "$(res share_big_mib)" $((t0 / 2 + 1)) $((t0 - floor)) "pool: /big's share above an equal split, within what /small's floor leaves"
 expect_range "$(res small_node0_mib)" 230 260 "pool: /small's 256 MiB hot set in tier 0"
-# Shares follow measured need each tick, so pages promoted under last
-# tick's share may stand a few MiB above this tick's: 16 MiB of slack.
-expect_range "$(res big_node0_mib)" 400 $((t0 - floor + 16)) "pool: /big promoted by need, not into /small's floor"
+# A DAMOS span moves every page of it the access pattern matches (no
+# quota: design.md, "A DAMOS quota ranks all of a context's regions"), so
+# /big's tier 0 can stand above its share by what its spans carried along:
+# 29 MiB seen with a steady 628 MiB share. 48 MiB (5% of tier 0) of slack.
+expect_range "$(res big_node0_mib)" 400 $((t0 - floor + 48)) "pool: /big promoted by need, not into /small's floor"
 expect_eq "$(res tierd_exit)" 0 "pool: tierd exits 0"
 expect_eq "$(res big_checksum)" "pages=204800 bad=0" "pool: /big's pages intact"
 expect_eq "$(res small_checksum)" "pages=65536 bad=0" "pool: /small's pages intact"
