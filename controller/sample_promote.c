@@ -45,14 +45,6 @@ static int target_node(const struct tierd_topology *topo, size_t tier)
 	return best ? best->nid : -1;
 }
 
-static int tier_of_node(const struct tierd_topology *topo, int nid)
-{
-	for (size_t i = 0; i < topo->nr_nodes; i++)
-		if (topo->nodes[i].nid == nid)
-			return topo->nodes[i].tier;
-	return -1;
-}
-
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
@@ -144,7 +136,8 @@ static void move_group(struct tierd_sample_promoter *p, const struct tierd_topol
 	tierd_migration_account(stats, TIERD_PATH_MOVE_PAGES, tried * TIERD_PAGE_BYTES,
 				res.moved * TIERD_PAGE_BYTES, TIERD_MAX_TIERS, to);
 	for (size_t k = 0; k < TIERD_MAX_NODES; k++) {
-		int from = res.moved_from_node[k] ? tier_of_node(topo, (int)k) : -1;
+		int i = res.moved_from_node[k] ? tierd_topology_node_index(topo, (int)k) : -1;
+		int from = i < 0 ? -1 : topo->nodes[i].tier;
 
 		if (from >= 0 && from < TIERD_MAX_TIERS && to < TIERD_MAX_TIERS)
 			stats->matrix[from][to] += res.moved_from_node[k] * TIERD_PAGE_BYTES;
