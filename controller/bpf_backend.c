@@ -232,6 +232,23 @@ static int cmp_cgroup(const void *a, const void *b)
 	       (x->sample.time_usec < y->sample.time_usec);
 }
 
+/* The first of the tick's samples (sorted by cgroup) of cgroup id or a
+ * later one: where that cgroup's run starts. */
+static size_t first_of(const struct tierd_bpf_backend *b, uint64_t id)
+{
+	size_t lo = 0, hi = b->nr_tick;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->tick[mid].cgroup_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
 			    size_t nr, struct tierd_hotness *hot,
 			    struct tierd_bpf_cgroup_counts *counts, bool *managed)
@@ -256,15 +273,12 @@ void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engi
 	qsort(b->tick, b->nr_tick, sizeof(*b->tick), cmp_cgroup);
 	for (size_t c = 0; c < nr; c++) {
 		uint64_t id = cgroups[c].obs->id;
-		size_t i = 0, first = k;
+		size_t first = k;
 
 		managed[c] = find_managed(b, id) != NULL;
 		if (managed[c])
 			read_counts(b, id, &counts[c]);
-		/* The tick's samples are sorted: find this cgroup's run. */
-		while (i < b->nr_tick && b->tick[i].cgroup_id < id)
-			i++;
-		for (; i < b->nr_tick && b->tick[i].cgroup_id == id; i++)
+		for (size_t i = first_of(b, id); i < b->nr_tick && b->tick[i].cgroup_id == id; i++)
 			b->tick_samples[k++] = b->tick[i].sample;
 		hot[c].samples = k > first ? b->tick_samples + first : NULL;
 		hot[c].nr_samples = k - first;
