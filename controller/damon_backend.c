@@ -212,6 +212,26 @@ static void quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_
 			  err);
 }
 
+/* A debug line on tier k's new reading; summed only when it is logged. */
+static void log_reading(const struct tierd_logger *log, size_t k,
+			const struct tierd_region *regions, size_t n)
+{
+	uint32_t hottest = 0;
+	uint64_t accessed = 0;
+
+	if (log->level < TIERD_LOG_DEBUG)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (regions[i].nr_accesses > hottest)
+			hottest = regions[i].nr_accesses;
+		if (regions[i].nr_accesses)
+			accessed += regions[i].end - regions[i].start;
+	}
+	tierd_log(log, TIERD_LOG_DEBUG,
+		  "DAMON: tier %zu: %zu regions, %llu bytes seen accessed, hottest %u of %u samples",
+		  k, n, (unsigned long long)accessed, hottest, n ? regions[0].max_accesses : 0);
+}
+
 static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_usec,
 			 const struct tierd_logger *log)
 {
@@ -245,21 +265,7 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 			.age = tried[i].age,
 			.aggr_usec = ctx->aggr_us,
 		};
-	{
-		uint32_t hottest = 0;
-		uint64_t accessed = 0;
-
-		for (int i = 0; i < n; i++) {
-			if (regions[i].nr_accesses > hottest)
-				hottest = regions[i].nr_accesses;
-			if (regions[i].nr_accesses)
-				accessed += regions[i].end - regions[i].start;
-		}
-		tierd_log(log, TIERD_LOG_DEBUG,
-			  "DAMON: tier %zu: %d regions, %llu bytes seen accessed, hottest %u of %u samples",
-			  k, n, (unsigned long long)accessed, hottest,
-			  n ? regions[0].max_accesses : 0);
-	}
+	log_reading(log, k, regions, (size_t)n);
 	free(b->regions[k]);
 	b->regions[k] = regions;
 	regions = NULL;
