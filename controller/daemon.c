@@ -1,7 +1,6 @@
 /* tierd's life cycle around the decision core. */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,24 +318,17 @@ static const struct tierd_seen *find_seen(const struct tierd_seen *seen, size_t 
 	return NULL;
 }
 
-static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const char *event,
-		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
-		      const char *fmt, ...) __attribute__((format(printf, 8, 9)));
-
-static void log_event(struct tierd_daemon *d, enum tierd_log_level level, const char *event,
-		      const char *cgroup, const char *policy, int tier, uint64_t bytes,
-		      const char *fmt, ...)
-{
-	const struct tierd_event ev = { .event = event, .cgroup = cgroup, .policy = policy,
-					.tier = tier, .bytes = bytes };
-	char msg[ERR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tierd_log_event(&d->log, level, &ev, "%s", msg);
-}
+/* An event of the daemon's with the journald fields it has: TIERD_EVENT,
+ * and TIERD_CGROUP, TIERD_POLICY when not NULL, TIERD_TIER and
+ * TIERD_BYTES when tier >= 0. */
+#define log_event(d, level, event_, cgroup_, policy_, tier_, bytes_, ...)       \
+	tierd_log_event(&(d)->log, level,                                      \
+			&(const struct tierd_event){ .event = (event_),          \
+						     .cgroup = (cgroup_),        \
+						     .policy = (policy_),        \
+						     .tier = (tier_),            \
+						     .bytes = (bytes_) },        \
+			__VA_ARGS__)
 
 /* "; plan: demote 320.0M to tiers 3, 2" for the budget demotions of cgroup
  * c from tier t; false when there are none. */
