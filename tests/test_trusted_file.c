@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "tmptree.h"
-#include "../policy/policy_json.h"
-#include "../policy/trusted_file.h"
+#include "../config/policy_json.h"
+#include "../config/trusted_file.h"
 
 TIERD_TEST_MAIN_COUNTS;
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "trusted_file.h"
-#include "util.h"
+#include "../policy/util.h"
 
 static const char *file_type(mode_t mode)
 {

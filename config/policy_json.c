@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "../policy/engine.h"
 #include "json_locate.h"
 #include "policy_json.h"
-#include "strategy.h"
+#include "../policy/strategy.h"
 #include "trusted_file.h"
-#include "units.h"
-#include "util.h"
+#include "../policy/units.h"
+#include "../policy/util.h"
 
 /* json-c's default nesting limit. */
 #define JSON_MAX_DEPTH 32
