@@ -1,6 +1,7 @@
 /* The DAMON kdamond lifecycle through sysfs; see damon.h for the rules. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -211,6 +212,45 @@ static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_
 		r = -EIO;
 	}
 	tierd_buf_free(&b);
+	return r;
+}
+
+/* kdamonds/K/pid: the kdamond thread's pid, -1 while it is off. */
+static int read_pid(const struct dio *io, size_t k, int *pid)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_buf b = { 0 };
+	uint64_t v = 0;
+	int r;
+
+	r = pathf(io, path, sizeof(path), "kdamonds/%zu/pid", k);
+	if (r == 0)
+		r = read_line(io, path, &b);
+	if (r < 0)
+		goto out;
+	if (strcmp(b.data, "-1") == 0) {
+		*pid = -1;
+	} else if (tierd_kparse_u64(b.data, b.len, &v) == 0 && v > 0 && v <= INT_MAX) {
+		*pid = (int)v;
+	} else {
+		snprintf(io->err, io->err_size, "%s: expected a pid or -1, read \"%s\"", path, b.data);
+		r = -EINVAL;
+	}
+out:
+	tierd_buf_free(&b);
+	return r;
+}
+
+/* Turns kdamond k on and keeps its pid (0 when it cannot be read). */
+static int turn_on(struct tierd_damon *d, const struct dio *io, size_t k)
+{
+	char ignored[CLEANUP_ERR_MAX];
+	struct dio quiet = { io->admin, ignored, sizeof(ignored) };
+	int r = state_cmd(io, k, "on", true);
+
+	d->pid[k] = 0;
+	if (r == 0 && read_pid(&quiet, k, &d->pid[k]) < 0)
+		d->pid[k] = 0;
 	return r;
 }
 
@@ -495,7 +535,7 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
 	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
 		r = write_context(&io, k, &spec->contexts[k]);
 	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++) {
-		r = state_cmd(&io, k, "on", true);
+		r = turn_on(d, &io, k);
 		if (r == 0)
 			d->running = true;
 	}
@@ -613,8 +653,55 @@ int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *sp
 	if (r == 0)
 		r = write_context(&io, ctx, &spec->contexts[ctx]);
 	if (r == 0)
-		r = state_cmd(&io, ctx, "on", true);
+		r = turn_on(d, &io, ctx);
 	return r;
+}
+
+int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_t n,
+			  bool *removed, char *err, size_t err_size)
+{
+	char admin[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
+	struct dio io = { admin, err, err_size };
+	uint32_t proven = 0;
+	uint64_t nr = 0;
+	int first = 0, r;
+
+	*removed = false;
+	for (size_t i = 0; i < n; i++) {
+		c[i].verdict = TIERD_KDAMOND_NOT_RUNNING;
+		c[i].now_pid = -1;
+	}
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0) {
+		snprintf(err, err_size, "%s: path too long", root);
+		return -ENAMETOOLONG;
+	}
+	r = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");
+	if (r < 0 || !exists(path))
+		return r;
+	r = read_u64(&io, path, &nr);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].index >= nr || c[i].index >= TIERD_DAMON_MAX_CONTEXTS)
+			continue;
+		r = read_pid(&io, c[i].index, &c[i].now_pid);
+		if (r == 0 && c[i].now_pid == c[i].pid) {
+			c[i].verdict = TIERD_KDAMOND_TAKEN_BACK;
+			r = state_cmd(&io, c[i].index, "off", false);
+			if (r == 0)
+				proven |= 1u << c[i].index;
+		} else if (r == 0 && c[i].now_pid != -1) {
+			c[i].verdict = TIERD_KDAMOND_FOREIGN;
+		}
+		if (r < 0 && first == 0)
+			first = r;
+	}
+	if (nr == 0 || nr > TIERD_DAMON_MAX_CONTEXTS || proven != (1u << nr) - 1)
+		return first;
+	r = write_file(&io, path, "0");
+	if (r == 0)
+		*removed = true;
+	return first ? first : r;
 }
 
 struct named_region {
@@ -722,6 +809,7 @@ int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size)
 				r = r2;
 		}
 		d->running = false;
+		memset(d->pid, 0, sizeof(d->pid));
 	}
 	/* Remove the kdamonds only while nr_kdamonds still counts just ours. */
 	r2 = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");

@@ -97,6 +97,23 @@ struct tierd_damon {
 	char admin[TIERD_FILE_PATH_MAX]; /* root + TIERD_DAMON_ADMIN */
 	size_t nr_kdamonds;              /* ours: 0..nr_kdamonds-1 */
 	bool running;
+	/* kdamonds/K/pid read after tierd turned K on: what proves the
+	 * kdamond is tierd's to a later tierd (undo.h); 0 unknown. */
+	int pid[TIERD_DAMON_MAX_CONTEXTS];
+};
+
+/* What tierd_damon_take_back found of a kdamond a record says tierd ran. */
+enum tierd_kdamond_verdict {
+	TIERD_KDAMOND_TAKEN_BACK,  /* its pid read as recorded: turned off */
+	TIERD_KDAMOND_NOT_RUNNING, /* no such kdamond, or off (pid -1) */
+	TIERD_KDAMOND_FOREIGN,     /* runs with another pid: not tierd's */
+};
+
+struct tierd_kdamond_claim {
+	size_t index;                    /* in: kdamonds/<index> */
+	int pid;                         /* in: its pid while tierd ran it */
+	enum tierd_kdamond_verdict verdict; /* out */
+	int now_pid;                     /* out: kdamonds/<index>/pid now */
 };
 
 struct tierd_damon_tried_region {
@@ -143,6 +160,15 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 /* Turns our kdamonds off and sets nr_kdamonds back to 0 when it still holds
  * only ours. Returns 0 or the first -errno with err. */
 int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size);
+
+/* Takes back the kdamonds a dead tierd left running: each claimed kdamond
+ * whose pid still reads as claimed is turned off; any other is left alone
+ * (verdicts in c[]). When then every kdamond there is was proven tierd's,
+ * nr_kdamonds is set to 0 (*removed true) so a new tierd can start its
+ * own. Returns 0 or the first -errno with err (the other claims are still
+ * looked at). */
+int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_t n,
+			  bool *removed, char *err, size_t err_size);
 
 /* A scheme's counters (stats/), as of the last update_schemes_stats. */
 struct tierd_damon_scheme_stats {

@@ -165,6 +165,7 @@ int tierd_ksetting_set(struct tierd_ksettings *ks, enum tierd_ksetting which, co
 {
 	char current[TIERD_KSETTING_VALUE_MAX];
 	struct tierd_ksetting_state *s;
+	bool was_changed;
 	int r = check_which(which, err, err_size);
 
 	if (r < 0)
@@ -181,10 +182,43 @@ int tierd_ksetting_set(struct tierd_ksettings *ks, enum tierd_ksetting which, co
 	}
 	if (strcmp(current, value) == 0)
 		return 0;
+	was_changed = s->changed;
+	if (!was_changed && ks->record) {
+		s->changed = true;
+		r = ks->record(ks->record_data);
+		if (r < 0) {
+			s->changed = false;
+			snprintf(err, err_size, "%s: not changed: its original (%s) could not be recorded: %s",
+				 s->path, s->original, strerror(-r));
+			return r;
+		}
+	}
 	r = write_value(s, &defs[which], value, err, err_size);
-	if (r == 0)
-		s->changed = strcmp(value, s->original) != 0;
+	/* A failed write left the kernel as it was; a record saying the
+	 * original would be written back stays harmless. */
+	s->changed = r == 0 ? strcmp(value, s->original) != 0 : was_changed;
 	return r;
+}
+
+int tierd_ksettings_adopt(struct tierd_ksettings *ks, const char *name, const char *original,
+			  char *err, size_t err_size)
+{
+	for (size_t i = 0; i < TIERD_KSETTING_COUNT; i++) {
+		struct tierd_ksetting_state *s = &ks->s[i];
+		int r;
+
+		if (strcmp(defs[i].name, name) != 0)
+			continue;
+		r = check_value(s, &defs[i], original, err, err_size);
+		if (r < 0)
+			return r;
+		snprintf(s->original, sizeof(s->original), "%s", original);
+		s->saved = true;
+		s->changed = true;
+		return 0;
+	}
+	snprintf(err, err_size, "\"%s\" is not a kernel setting tierd changes", name);
+	return -ENOENT;
 }
 
 int tierd_ksettings_restore(struct tierd_ksettings *ks, char *err, size_t err_size)

@@ -67,6 +67,12 @@ struct tierd_ksetting_state {
 
 struct tierd_ksettings {
 	struct tierd_ksetting_state s[TIERD_KSETTING_COUNT];
+	/* Called before tierd's first write makes a setting differ from its
+	 * original, with that setting already marked changed: the daemon
+	 * records the original where a later tierd finds it (undo.h). A
+	 * failure cancels the write. NULL: nothing to call. */
+	int (*record)(void *data);
+	void *record_data;
 };
 
 /* Computes the paths under root ("/" or "" for the real machine) and looks
@@ -95,6 +101,14 @@ int tierd_ksetting_get(struct tierd_ksettings *ks, enum tierd_ksetting which, ch
  * then unchanged. */
 int tierd_ksetting_set(struct tierd_ksettings *ks, enum tierd_ksetting which, const char *value,
 		       char *err, size_t err_size);
+
+/* Takes over the original a dead tierd recorded for the setting named
+ * name: kept as the original (not the value found now, which may be the
+ * dead tierd's) and marked changed so it is written back on exit. Returns
+ * 0, or -ENOENT for a name that is not one of tierd's settings, or -EINVAL
+ * for a value tierd would not write (err says which). */
+int tierd_ksettings_adopt(struct tierd_ksettings *ks, const char *name, const char *original,
+			  char *err, size_t err_size);
 
 /* Writes back the original of every setting tierd changed. Continues past a
  * failure and returns the first -errno (err names that path); a setting

@@ -1,0 +1,130 @@
+/* tierctl cleanup; see cleanup.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "damon.h"
+#include "ksettings.h"
+#include "undo.h"
+
+#define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
+
+#define log_step(log, level, event_, ...)                                                 \
+	tierd_log_event(log, level, &(const struct tierd_event){ .event = (event_), .tier = -1 }, \
+			__VA_ARGS__)
+
+static int restore_settings(const char *root, const struct tierd_undo *u,
+			    const struct tierd_logger *log)
+{
+	struct tierd_ksettings ks;
+	char err[ERR_MAX] = "";
+	int r, first = 0;
+
+	r = tierd_ksettings_init(&ks, root, err, sizeof(err));
+	if (r < 0) {
+		log_step(log, TIERD_LOG_ERR, "setting-not-restored", "kernel settings: %s", err);
+		return r;
+	}
+	for (size_t i = 0; i < u->nr_settings; i++) {
+		const struct tierd_undo_setting *s = &u->settings[i];
+
+		r = tierd_ksettings_adopt(&ks, s->name, s->value, err, sizeof(err));
+		if (r < 0) {
+			log_step(log, TIERD_LOG_WARNING, "setting-not-restored",
+				 "%s not restored: %s", s->name, err);
+			continue;
+		}
+		r = tierd_ksettings_restore(&ks, err, sizeof(err));
+		if (r < 0) {
+			log_step(log, TIERD_LOG_ERR, "setting-not-restored", "%s not restored: %s",
+				 s->name, err);
+			if (!first)
+				first = r;
+			continue;
+		}
+		log_step(log, TIERD_LOG_NOTICE, "setting-restored",
+			 "%s restored to %s, as before tierd (pid %d) changed it", s->name, s->value,
+			 u->pid);
+	}
+	return first;
+}
+
+static int stop_kdamonds(const char *root, const struct tierd_undo *u,
+			 const struct tierd_logger *log)
+{
+	struct tierd_kdamond_claim c[TIERD_DAMON_MAX_CONTEXTS];
+	char err[ERR_MAX] = "";
+	bool removed = false;
+	int r;
+
+	if (!u->nr_kdamonds)
+		return 0;
+	for (size_t i = 0; i < u->nr_kdamonds; i++)
+		c[i] = (struct tierd_kdamond_claim){ .index = u->kdamonds[i].index,
+						     .pid = u->kdamonds[i].pid };
+	r = tierd_damon_take_back(root, c, u->nr_kdamonds, &removed, err, sizeof(err));
+	for (size_t i = 0; i < u->nr_kdamonds; i++) {
+		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
+			log_step(log, TIERD_LOG_NOTICE, "kdamond-taken-back",
+				 "kdamond %zu (pid %d) of tierd (pid %d) turned off", c[i].index,
+				 c[i].pid, u->pid);
+		else if (c[i].verdict == TIERD_KDAMOND_FOREIGN)
+			log_step(log, TIERD_LOG_WARNING, "kdamond-foreign",
+				 "kdamond %zu runs with pid %d, not the recorded %d: not tierd's, left alone",
+				 c[i].index, c[i].now_pid, c[i].pid);
+	}
+	if (r < 0)
+		log_step(log, TIERD_LOG_ERR, "kdamond-not-taken-back",
+			 "tierd's kdamonds not all turned off: %s", err);
+	else if (removed)
+		log_step(log, TIERD_LOG_INFO, "kdamonds-removed", "tierd's kdamonds removed (nr_kdamonds 0)");
+	return r;
+}
+
+int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_logger *log)
+{
+	char path[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
+	struct tierd_undo u;
+	int r, r2;
+
+	r = tierd_undo_path(runtime_dir, path, sizeof(path));
+	if (r < 0) {
+		tierd_log(log, TIERD_LOG_ERR, "%s/%s: path too long", runtime_dir, TIERD_UNDO_FILE);
+		return r;
+	}
+	r = tierd_undo_load(path, &u, err, sizeof(err));
+	if (r == -ENOENT) {
+		tierd_log(log, TIERD_LOG_INFO, "nothing to clean up: no %s", path);
+		return 0;
+	}
+	if (r < 0) {
+		log_step(log, TIERD_LOG_ERR, "undo-unreadable", "undo record unreadable: %s", err);
+		return r;
+	}
+	if (tierd_undo_writer_alive(&u)) {
+		tierd_log(log, TIERD_LOG_ERR,
+			  "tierd (pid %d) still runs and puts the kernel back itself when it stops; nothing done",
+			  u.pid);
+		return -EBUSY;
+	}
+	r = restore_settings(root, &u, log);
+	r2 = stop_kdamonds(root, &u, log);
+	if (r == 0)
+		r = r2;
+	if (u.metrics_file[0]) {
+		if (unlink(u.metrics_file) == 0)
+			log_step(log, TIERD_LOG_INFO, "metrics-removed", "metrics file %s removed",
+				 u.metrics_file);
+		else if (errno != ENOENT && r == 0)
+			r = -errno;
+	}
+	if (r < 0)
+		return r;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -errno;
+	log_step(log, TIERD_LOG_INFO, "undo-done",
+		 "what tierd (pid %d) changed is put back; %s removed", u.pid, path);
+	return 0;
+}

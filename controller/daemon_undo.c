@@ -1,0 +1,205 @@
+/* The daemon's side of the undo record; see daemon_undo.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "daemon_undo.h"
+#include "fsread.h"
+
+#define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
+#define RUNTIME_DIR_MODE 0755
+
+#define log_undo(d, level, event_, ...)                                                    \
+	tierd_log_event(&(d)->log, level, &(const struct tierd_event){ .event = (event_), .tier = -1 }, \
+			__VA_ARGS__)
+
+int tierd_daemon_runtime_dir(struct tierd_daemon *d)
+{
+	int r;
+
+	if (d->opts.runtime_dir)
+		r = snprintf(d->runtime_dir, sizeof(d->runtime_dir), "%s", d->opts.runtime_dir) <
+				    (int)sizeof(d->runtime_dir)
+			    ? 0 : -ENAMETOOLONG;
+	else if (!d->opts.dry_run)
+		r = tierd_root_path(d->opts.root, TIERD_DEFAULT_RUNTIME_DIR, d->runtime_dir,
+				    sizeof(d->runtime_dir));
+	else
+		return 0;
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "runtime directory path too long");
+		return r;
+	}
+	/* Run by hand (no RuntimeDirectory=): made here, parents too. */
+	for (char *p = d->runtime_dir + 1;; p++) {
+		char c = *p;
+
+		if (c && c != '/')
+			continue;
+		*p = '\0';
+		r = mkdir(d->runtime_dir, RUNTIME_DIR_MODE) < 0 && errno != EEXIST ? -errno : 0;
+		*p = c;
+		if (!c)
+			break;
+	}
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "cannot create %s: %s", d->runtime_dir,
+			  strerror(-r));
+	return 0;
+}
+
+int tierd_daemon_undo_open(struct tierd_daemon *d)
+{
+	char err[ERR_MAX] = "";
+	int r;
+
+	if (!d->runtime_dir[0])
+		return 0;
+	r = tierd_undo_path(d->runtime_dir, d->undo_path, sizeof(d->undo_path));
+	if (r < 0) {
+		tierd_log(&d->log, TIERD_LOG_ERR, "%s/%s: path too long", d->runtime_dir,
+			  TIERD_UNDO_FILE);
+		return r;
+	}
+	r = tierd_undo_load(d->undo_path, &d->inherited, err, sizeof(err));
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_undo(d, TIERD_LOG_WARNING, "undo-unreadable",
+			 "undo record unreadable, replaced: %s; what a previous tierd changed cannot be taken back from it",
+			 err);
+		return 0;
+	}
+	if (tierd_undo_writer_alive(&d->inherited)) {
+		tierd_log(&d->log, TIERD_LOG_ERR,
+			  "tierd (pid %d) is running with the runtime directory %s; not starting a second one",
+			  d->inherited.pid, d->runtime_dir);
+		return -EBUSY;
+	}
+	d->have_inherited = true;
+	log_undo(d, TIERD_LOG_NOTICE, "undo-takeover",
+		 "tierd (pid %d) ended without putting the kernel back: taking over its record %s (%zu settings, %zu kdamonds)",
+		 d->inherited.pid, d->undo_path, d->inherited.nr_settings, d->inherited.nr_kdamonds);
+	return 0;
+}
+
+static int record(void *data)
+{
+	return tierd_daemon_undo_sync(data);
+}
+
+void tierd_daemon_undo_settings(struct tierd_daemon *d)
+{
+	char err[ERR_MAX] = "", now[TIERD_KSETTING_VALUE_MAX];
+
+	d->ksettings.record = record;
+	d->ksettings.record_data = d;
+	for (size_t i = 0; d->have_inherited && i < d->inherited.nr_settings; i++) {
+		const struct tierd_undo_setting *s = &d->inherited.settings[i];
+		int r = tierd_ksettings_adopt(&d->ksettings, s->name, s->value, err, sizeof(err));
+
+		if (r < 0) {
+			log_undo(d, TIERD_LOG_WARNING, "setting-not-taken-back",
+				 "the recorded original of %s is not taken back: %s", s->name, err);
+			continue;
+		}
+		now[0] = '\0';
+		for (size_t k = 0; k < TIERD_KSETTING_COUNT; k++)
+			if (strcmp(tierd_ksetting_name((enum tierd_ksetting)k), s->name) == 0 &&
+			    tierd_ksetting_get(&d->ksettings, (enum tierd_ksetting)k, now, sizeof(now),
+					       err, sizeof(err)) < 0)
+				snprintf(now, sizeof(now), "?");
+		log_undo(d, TIERD_LOG_NOTICE, "setting-original-kept",
+			 "%s: the original %s recorded by tierd (pid %d) is kept and restored on exit (it reads %s now)",
+			 s->name, s->value, d->inherited.pid, now);
+	}
+	(void)tierd_daemon_undo_sync(d);
+}
+
+void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
+{
+	struct tierd_kdamond_claim c[TIERD_DAMON_MAX_CONTEXTS];
+	char err[ERR_MAX] = "";
+	size_t n = d->have_inherited ? d->inherited.nr_kdamonds : 0;
+	bool removed = false;
+	int r;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct tierd_kdamond_claim){ .index = d->inherited.kdamonds[i].index,
+						     .pid = d->inherited.kdamonds[i].pid };
+	r = tierd_damon_take_back(d->opts.root, c, n, &removed, err, sizeof(err));
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
+			log_undo(d, TIERD_LOG_NOTICE, "kdamond-taken-back",
+				 "kdamond %zu (pid %d) left running by tierd (pid %d) turned off",
+				 c[i].index, c[i].pid, d->inherited.pid);
+		else if (c[i].verdict == TIERD_KDAMOND_FOREIGN)
+			log_undo(d, TIERD_LOG_WARNING, "kdamond-foreign",
+				 "kdamond %zu runs with pid %d, not the recorded %d: not tierd's, left alone",
+				 c[i].index, c[i].now_pid, c[i].pid);
+	}
+	if (r < 0)
+		log_undo(d, TIERD_LOG_WARNING, "kdamond-not-taken-back",
+			 "the previous tierd's kdamonds not all taken back: %s", err);
+	else if (removed)
+		log_undo(d, TIERD_LOG_INFO, "kdamonds-removed",
+			 "the previous tierd's kdamonds removed (nr_kdamonds 0)");
+}
+
+int tierd_daemon_undo_sync(struct tierd_daemon *d)
+{
+	struct tierd_undo u;
+	char err[ERR_MAX] = "", *text = NULL;
+	int r;
+
+	if (!d->undo_path[0])
+		return 0;
+	tierd_undo_build(d->ksettings_ready ? &d->ksettings : NULL, &d->damon.kd, (int)getpid(),
+			 d->opts.read_only ? NULL : d->cfg.metrics_file, &u);
+	r = tierd_undo_format(&u, &text, err, sizeof(err));
+	if (r == 0 && d->undo_text && strcmp(text, d->undo_text) == 0) {
+		free(text);
+		return 0;
+	}
+	if (r == 0)
+		r = tierd_undo_write(d->undo_path, text);
+	if (r < 0 && !err[0])
+		snprintf(err, sizeof(err), "%s: %s", d->undo_path, strerror(-r));
+	if ((r < 0) != d->undo_failing)
+		log_undo(d, r < 0 ? TIERD_LOG_ERR : TIERD_LOG_INFO, r < 0 ? "undo-failing" : "undo-written",
+			 r < 0 ? "cannot write the undo record: %s; a crash would leave the kernel as tierd set it"
+			       : "undo record %s written again", r < 0 ? err : d->undo_path);
+	d->undo_failing = r < 0;
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	free(d->undo_text);
+	d->undo_text = text;
+	return 0;
+}
+
+void tierd_daemon_undo_close(struct tierd_daemon *d)
+{
+	bool left = false;
+
+	if (!d->undo_path[0])
+		return;
+	for (size_t i = 0; d->ksettings_ready && i < TIERD_KSETTING_COUNT; i++)
+		left |= d->ksettings.s[i].changed;
+	left |= d->damon.kd.nr_kdamonds > 0;
+	if (left) {
+		(void)tierd_daemon_undo_sync(d);
+	} else if (unlink(d->undo_path) < 0 && errno != ENOENT) {
+		tierd_log(&d->log, TIERD_LOG_WARNING, "cannot remove %s: %s", d->undo_path,
+			  strerror(errno));
+	}
+	free(d->undo_text);
+	d->undo_text = NULL;
+}
