@@ -191,7 +191,7 @@ bench-bpf: all
 install: all
 	install -Dm0755 $(BUILD)/tierd $(DESTDIR)$(PREFIX)/sbin/tierd
 	install -Dm0755 $(BUILD)/tierctl $(DESTDIR)$(PREFIX)/bin/tierctl
-	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/tierd.service > $(BUILD)/tierd.service
+	sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@BINDIR@|$(PREFIX)/bin|g' units/tierd.service > $(BUILD)/tierd.service
 	install -Dm0644 $(BUILD)/tierd.service $(DESTDIR)$(UNITDIR)/tierd.service
 	@# An edited tierd.json is kept; the example policies go in only on a
 	@# first install (no policies.d yet), so deleted ones stay deleted.

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "daemon_undo.h"
 #include "metrics.h"
 #include "observe.h"
 #include "table.h"
@@ -49,6 +50,8 @@ static int load_config(struct tierd_daemon *d, struct tierd_config *cfg)
 	r = tierd_config_load(d->opts.config_file, !d->opts.config_explicit, cfg, &diags);
 	if (r < 0) {
 		log_diags(d, TIERD_LOG_ERR, &diags);
+		snprintf(d->reload_why, sizeof(d->reload_why), "%s",
+			 diags.nr ? diags.items[0].message : strerror(-r));
 		tierd_log(&d->log, TIERD_LOG_ERR, "configuration %s refused", d->opts.config_file);
 	}
 	tierd_diags_free(&diags);
@@ -74,6 +77,12 @@ static int load_policies(struct tierd_daemon *d, const struct tierd_config *cfg,
 	r = tierd_policy_load_dir(cfg->policy_dir, topo, out, &diags);
 	if (r < 0) {
 		log_diags(d, TIERD_LOG_ERR, &diags);
+		if (diags.nr)
+			snprintf(d->reload_why, sizeof(d->reload_why), "%s%s", diags.items[0].message,
+				 diags.nr > 1 ? " (and more, see the journal)" : "");
+		else
+			snprintf(d->reload_why, sizeof(d->reload_why), "cannot read policies from %s: %s",
+				 cfg->policy_dir, strerror(-r));
 		if (!diags.nr)
 			tierd_log(&d->log, TIERD_LOG_ERR, "cannot read policies from %s: %s",
 				  cfg->policy_dir, strerror(-r));
@@ -221,8 +230,10 @@ static void start_kernel_side(struct tierd_daemon *d)
 		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings unavailable: %s", err);
 	} else {
 		d->ksettings_ready = true;
+		tierd_daemon_undo_settings(d);
 		setup_numa_balancing(d);
 	}
+	tierd_daemon_undo_kdamonds(d);
 	if (d->cfg.damon) {
 		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, &d->log);
 	} else {
@@ -230,6 +241,7 @@ static void start_kernel_side(struct tierd_daemon *d)
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),
 			 "\"damon\": false in tierd.json");
 	}
+	(void)tierd_daemon_undo_sync(d);
 	open_attribution(d);
 	d->kernel = (struct tierd_kernel_actuator){
 		.damon = &d->damon,
@@ -286,11 +298,19 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 		return r;
 	}
 	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	if (!opts->read_only) {
+		r = tierd_daemon_runtime_dir(d);
+		if (r < 0)
+			return r;
+	}
 	if (d->opts.dry_run) {
 		d->damon.state.damon = TIERD_DAMON_OFF;
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why), "dry run");
 		tierd_bpf_backend_off(&d->bpf, "dry run");
 	} else {
+		r = tierd_daemon_undo_open(d);
+		if (r < 0)
+			return r;
 		start_kernel_side(d);
 	}
 	tierd_log(&d->log, TIERD_LOG_INFO, "%zu tiers, %zu nodes, %zu policies from %s, tick %llu ms",
@@ -616,9 +636,12 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	else if (r == 0 && d->free_failing)
 		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
 	d->free_failing = r < 0;
-	if (!d->opts.dry_run)
+	if (!d->opts.dry_run) {
 		nr_moved = tierd_damon_backend_collect(&d->damon, start, &d->migrations, moved,
 						       &d->log);
+		/* A kdamond restarted has a new pid. */
+		(void)tierd_daemon_undo_sync(d);
+	}
 	r = tierd_observe(&d->fs, &d->topo, &d->policies, &d->log, &obs);
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
@@ -702,6 +725,40 @@ static bool same_tiers(const struct tierd_topology *a, const struct tierd_topolo
 	return true;
 }
 
+/* "0 | 1 | 2-3": each tier's nodes, fastest first. */
+#define TIERS_TEXT_MAX 256
+static void describe_tiers(const struct tierd_topology *topo, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t t = 0; t < topo->nr_tiers && n < size; t++) {
+		char nodes[128];
+
+		if (tierd_nodeset_format(&topo->tiers[t].nodes, nodes, sizeof(nodes)) < 0)
+			snprintf(nodes, sizeof(nodes), "?");
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", t ? " | " : "", nodes);
+	}
+}
+
+/* The verdict of reload d->reload_generation (0: started) for tierctl
+ * reload (reload_verdict.h); d->reload_why says what happened. */
+static void write_verdict(struct tierd_daemon *d, bool ok)
+{
+	struct tierd_reload_verdict v = { .pid = (int)getpid(), .ok = ok };
+	int r;
+
+	if (!d->runtime_dir[0])
+		return;
+	v.generation = d->reload_generation;
+	snprintf(v.message, sizeof(v.message), "%s", d->reload_why);
+	r = tierd_reload_verdict_write(d->runtime_dir, &v);
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING,
+			  "cannot write the reload verdict to %s/%s: %s; tierctl reload will time out",
+			  d->runtime_dir, TIERD_RELOAD_FILE, strerror(-r));
+}
+
 int tierd_daemon_reload(struct tierd_daemon *d)
 {
 	struct tierd_policy_set set = { 0 };
@@ -712,12 +769,29 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
 			 (unsigned long long)now_usec(CLOCK_MONOTONIC));
+	d->reload_why[0] = '\0';
 	r = load_config(d, &cfg);
 	if (r < 0)
 		goto refused;
 	r = tierd_topology_read(d->opts.root, &cfg, &topo, err, sizeof(err));
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s", err);
+		snprintf(d->reload_why, sizeof(d->reload_why), "cannot read the memory topology: %s",
+			 err);
+		goto refused;
+	}
+	/* DAMON's contexts and the BPF sampler's node map are laid out per
+	 * tier when they start: new tiers need a restart. */
+	if (!d->opts.dry_run && !same_tiers(&d->topo, &topo)) {
+		char was[TIERS_TEXT_MAX], now[TIERS_TEXT_MAX];
+
+		describe_tiers(&d->topo, was, sizeof(was));
+		describe_tiers(&topo, now, sizeof(now));
+		snprintf(d->reload_why, sizeof(d->reload_why),
+			 "the memory tiers would change from %s to %s: DAMON and the BPF sampler are laid out per tier at start; restart tierd (systemctl restart tierd) to use the new tiers",
+			 was, now);
+		tierd_log(&d->log, TIERD_LOG_ERR, "%s", d->reload_why);
+		r = -EBUSY;
 		goto refused;
 	}
 	r = load_policies(d, &cfg, &topo, &set);
@@ -738,12 +812,18 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	log_event(d, TIERD_LOG_INFO, "reload", NULL, NULL, -1, 0,
 		  "reloaded: %zu policies from %s, %zu tiers", d->policies.nr, d->cfg.policy_dir,
 		  d->topo.nr_tiers);
+	snprintf(d->reload_why, sizeof(d->reload_why), "reloaded: %zu policies from %s, %zu tiers",
+		 d->policies.nr, d->cfg.policy_dir, d->topo.nr_tiers);
+	d->reload_generation++;
+	write_verdict(d, true);
 	(void)sd_notify(0, "READY=1");
 	return 0;
 refused:
 	d->load_errors++;
 	log_event(d, TIERD_LOG_ERR, "reload-refused", NULL, NULL, -1, 0,
 		  "reload refused; the %zu policies loaded before stay in force", d->policies.nr);
+	d->reload_generation++;
+	write_verdict(d, false);
 	(void)sd_notify(0, "READY=1");
 	return r;
 }
@@ -780,6 +860,20 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	(void)si;
 	(void)tierd_daemon_reload(userdata);
 	return 0;
+}
+
+/* Nothing serves a stopped tierd's figures: the metrics file goes (alert
+ * on absent(tierd_up)). */
+static void remove_metrics(struct tierd_daemon *d)
+{
+	if (d->opts.read_only || !d->cfg.metrics_file[0])
+		return;
+	if (unlink(d->cfg.metrics_file) == 0)
+		log_event(d, TIERD_LOG_INFO, "metrics-removed", NULL, NULL, -1, 0,
+			  "metrics file %s removed", d->cfg.metrics_file);
+	else if (errno != ENOENT)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "cannot remove the metrics file %s: %s",
+			  d->cfg.metrics_file, strerror(errno));
 }
 
 int tierd_daemon_run(struct tierd_daemon *d)
@@ -821,8 +915,11 @@ int tierd_daemon_run(struct tierd_daemon *d)
 	r = sd_event_set_watchdog(d->event, true);
 	if (r < 0)
 		goto fail;
+	snprintf(d->reload_why, sizeof(d->reload_why), "started");
+	write_verdict(d, true);
 	r = sd_event_loop(d->event);
 	(void)sd_notify(0, "STOPPING=1");
+	remove_metrics(d);
 	tierd_log(&d->log, TIERD_LOG_INFO, "stopping after %llu ticks", (unsigned long long)d->ticks);
 	return r < 0 ? r : 0;
 fail:
@@ -839,6 +936,8 @@ void tierd_daemon_free(struct tierd_daemon *d)
 	tierd_damon_backend_stop(&d->damon, &d->log);
 	if (d->ksettings_ready && tierd_ksettings_restore(&d->ksettings, err, sizeof(err)) < 0)
 		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s", err);
+	if (!d->opts.dry_run)
+		tierd_daemon_undo_close(d);
 	tierd_kernel_actuator_free(&d->kernel);
 	if (d->kpagecgroup_open)
 		tierd_kpagecgroup_close(&d->kpagecgroup);

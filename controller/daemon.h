@@ -17,6 +17,8 @@
 #include "kpagecgroup.h"
 #include "ksettings.h"
 #include "log.h"
+#include "reload_verdict.h"
+#include "undo.h"
 #include "../policy/engine.h"
 #include "../policy/policy.h"
 #include "../report/report.h"
@@ -29,6 +31,7 @@ struct tierd_options {
 	const char *policy_dir;
 	const char *metrics_file;
 	const char *state_file;
+	const char *runtime_dir;   /* NULL: /run/tierd under root */
 	enum tierd_log_target log_target;
 	bool log_level_set;
 	enum tierd_log_level log_level;
@@ -70,6 +73,17 @@ struct tierd_daemon {
 	struct tierd_bpf_backend bpf;
 	sd_event_source *bpf_source; /* the sampler's ring buffer readable */
 	struct tierd_migration_stats migrations; /* since start */
+
+	/* The undo record (daemon_undo.h). */
+	char runtime_dir[TIERD_FILE_PATH_MAX];
+	char undo_path[TIERD_FILE_PATH_MAX];
+	char *undo_text;           /* as last written; NULL none */
+	bool undo_failing;
+	bool have_inherited;       /* a dead tierd's record was found */
+	struct tierd_undo inherited;
+	/* The reload verdict (reload_verdict.h). */
+	uint64_t reload_generation;
+	char reload_why[TIERD_RELOAD_MESSAGE_MAX]; /* the first reason of a refusal */
 
 	sd_event *event;
 	sd_event_source *timer;

@@ -395,6 +395,10 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	     (double)in->tick_duration_usec / TIERD_USEC_PER_SEC);
 	header(&o, "tierd_ticks_total", "counter", "Ticks run since start.");
 	emit(&o, "tierd_ticks_total %llu\n", (unsigned long long)in->ticks_total);
+	/* Always 1: tierd removes the file when it stops (tierctl cleanup
+	 * after a crash), so absent(tierd_up) is the alert for a tierd down. */
+	header(&o, "tierd_up", "gauge", "1 while tierd runs; the file is removed when it stops.");
+	emit(&o, "tierd_up 1\n");
 	if (o.err) {
 		free(o.data);
 		return o.err;

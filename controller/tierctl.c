@@ -1,11 +1,15 @@
 /* tierctl: look at what tierd sees and check policies. See tierctl(8). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cleanup.h"
 #include "daemon.h"
 #include "fsread.h"
 #include "table.h"
@@ -26,7 +30,9 @@ static const char help_text[] =
 	"Commands:\n"
 	"  status              per-cgroup, per-tier memory against budgets (daemon state file)\n"
 	"  topology            nodes and memory tiers of this machine\n"
-	"  validate FILE...    check policy files (and tierd.json); exit 1 on any error\n\n"
+	"  validate FILE...    check policy files (and tierd.json); exit 1 on any error\n"
+	"  reload              have tierd reload and wait for its verdict; exit 1 if refused\n"
+	"  cleanup             put back what a stopped tierd left changed (ExecStopPost=)\n\n"
 	"Options:\n"
 	"  --json              JSON instead of a table\n"
 	"  --live              status: read the system now instead of the state file\n"
@@ -35,6 +41,8 @@ static const char help_text[] =
 	"  --config FILE       tierd.json for --live and topology\n"
 	"  --policy-dir DIR    policies for --live\n"
 	"  --root DIR          read /sys and /proc below DIR\n"
+	"  --runtime-dir DIR   tierd's runtime directory (default /run/tierd under --root)\n"
+	"  --pid PID           reload: tierd's pid (default: from the runtime directory)\n"
 	"  -h, --help          this text\n"
 	"  --version           version\n\n"
 	"See tierctl(8).\n";
@@ -42,6 +50,8 @@ static const char help_text[] =
 struct ctl {
 	bool json, live, machine;
 	const char *state_file;
+	const char *runtime_dir;
+	int pid;
 	struct tierd_options daemon;
 };
 
@@ -318,8 +328,80 @@ enum {
 	OPT_CONFIG,
 	OPT_POLICY_DIR,
 	OPT_ROOT,
+	OPT_RUNTIME_DIR,
+	OPT_PID,
 	OPT_VERSION,
 };
+
+/* --runtime-dir, else /run/tierd under --root. */
+static int runtime_dir(const struct ctl *c, char *buf, size_t size)
+{
+	if (c->runtime_dir) {
+		snprintf(buf, size, "%s", c->runtime_dir);
+		return 0;
+	}
+	if (tierd_root_path(c->daemon.root, TIERD_DEFAULT_RUNTIME_DIR, buf, size) < 0) {
+		fprintf(stderr, "tierctl: %s%s: path too long\n", c->daemon.root,
+			TIERD_DEFAULT_RUNTIME_DIR);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int cmd_cleanup(const struct ctl *c)
+{
+	char dir[TIERD_FILE_PATH_MAX];
+	struct tierd_logger log;
+	int r;
+
+	if (runtime_dir(c, dir, sizeof(dir)) < 0)
+		return EXIT_USAGE;
+	/* Under systemd (ExecStopPost=) the steps go to the journal as
+	 * events; by hand, to stderr. */
+	tierd_log_setup(&log, TIERD_LOG_TARGET_AUTO, TIERD_LOG_INFO);
+	r = tierd_cleanup(c->daemon.root, dir, &log);
+	return r == 0 ? 0 : r == -EBUSY ? EXIT_USAGE : EXIT_INVALID;
+}
+
+static int cmd_reload(const struct ctl *c)
+{
+	struct tierd_reload_verdict before, v;
+	char dir[TIERD_FILE_PATH_MAX], err[TIERD_FILE_PATH_MAX + 256] = "";
+	int pid, r;
+
+	if (runtime_dir(c, dir, sizeof(dir)) < 0)
+		return EXIT_USAGE;
+	r = tierd_reload_verdict_read(dir, &before, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "tierctl: cannot reload: %s%s\n", err,
+			r == -ENOENT ? " (is tierd running?)" : "");
+		return EXIT_USAGE;
+	}
+	pid = c->pid ? c->pid : before.pid;
+	if (kill(pid, SIGHUP) < 0) {
+		fprintf(stderr, "tierctl: cannot signal tierd (pid %d): %s\n", pid, strerror(errno));
+		return EXIT_USAGE;
+	}
+	for (long waited = 0; waited < TIERD_RELOAD_WAIT_SEC * 1000000L;
+	     waited += TIERD_RELOAD_POLL_USEC) {
+		usleep(TIERD_RELOAD_POLL_USEC);
+		/* A half-written file cannot be seen (written atomically);
+		 * a read error is tried again. */
+		if (tierd_reload_verdict_read(dir, &v, err, sizeof(err)) < 0 ||
+		    (v.pid == before.pid && v.generation == before.generation))
+			continue;
+		if (v.ok) {
+			printf("%s\n", v.message);
+			return 0;
+		}
+		fprintf(stderr, "tierctl: reload refused, the configuration before stays in force: %s\n",
+			v.message);
+		return EXIT_INVALID;
+	}
+	fprintf(stderr, "tierctl: no verdict from tierd (pid %d) within %d s in %s/%s\n", pid,
+		TIERD_RELOAD_WAIT_SEC, dir, TIERD_RELOAD_FILE);
+	return EXIT_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -331,6 +413,8 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
+		{ "pid", required_argument, NULL, OPT_PID },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -373,6 +457,23 @@ int main(int argc, char **argv)
 		case OPT_ROOT:
 			c.daemon.root = optarg;
 			break;
+		case OPT_RUNTIME_DIR:
+			c.runtime_dir = optarg;
+			break;
+		case OPT_PID: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v <= 0 || v > INT_MAX) {
+				fprintf(stderr, "tierctl: --pid: expected a process id, got \"%s\"\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			c.pid = (int)v;
+			break;
+		}
 		case 'h':
 			fputs(help_text, stdout);
 			return 0;
@@ -392,6 +493,10 @@ int main(int argc, char **argv)
 		return cmd_status(&c);
 	if (strcmp(cmd, "topology") == 0 && optind == argc)
 		return cmd_topology(&c);
+	if (strcmp(cmd, "reload") == 0 && optind == argc)
+		return cmd_reload(&c);
+	if (strcmp(cmd, "cleanup") == 0 && optind == argc)
+		return cmd_cleanup(&c);
 	if (strcmp(cmd, "validate") == 0 && optind < argc)
 		return cmd_validate(&c, argv + optind, argc - optind);
 	fprintf(stderr, "tierctl: unknown command or arguments: \"%s\"; see tierctl --help\n", cmd);

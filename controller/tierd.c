@@ -16,6 +16,7 @@ static const char help_text[] =
 	"  --policy-dir DIR      policy directory (default from the configuration)\n"
 	"  --metrics-file FILE   Prometheus textfile to write each tick\n"
 	"  --state-file FILE     state file read by tierctl status\n"
+	"  --runtime-dir DIR     undo record and reload verdict (default /run/tierd,\n                        under --root)\n"
 	"  --root DIR            read /sys and /proc below DIR (fixture trees)\n"
 	"  --once                run one tick, print the table, exit\n"
 	"  --dry-run             write nothing to the kernel (no kdamonds, settings or\n                        migrations); record the plan\n"
@@ -30,6 +31,7 @@ enum {
 	OPT_POLICY_DIR,
 	OPT_METRICS,
 	OPT_STATE,
+	OPT_RUNTIME_DIR,
 	OPT_ROOT,
 	OPT_ONCE,
 	OPT_DRY_RUN,
@@ -45,6 +47,7 @@ static int parse_args(int argc, char **argv, struct tierd_options *o)
 		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
 		{ "metrics-file", required_argument, NULL, OPT_METRICS },
 		{ "state-file", required_argument, NULL, OPT_STATE },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "once", no_argument, NULL, OPT_ONCE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
@@ -70,6 +73,9 @@ static int parse_args(int argc, char **argv, struct tierd_options *o)
 			break;
 		case OPT_STATE:
 			o->state_file = optarg;
+			break;
+		case OPT_RUNTIME_DIR:
+			o->runtime_dir = optarg;
 			break;
 		case OPT_ROOT:
 			o->root = optarg;

@@ -445,7 +445,7 @@ grep -q 'ERROR: AddressSanitizer\|runtime error' "$T/dlog" && no "sanitizer repo
 
 # --- the systemd unit ---------------------------------------------------------
 if command -v systemd-analyze >/dev/null 2>&1; then
-	sed "s|@SBINDIR@|$PWD/$BUILD|" units/tierd.service >"$T/tierd.service"
+	sed -e "s|@SBINDIR@|$PWD/$BUILD|" -e "s|@BINDIR@|$PWD/$BUILD|" units/tierd.service >"$T/tierd.service"
 	systemd-analyze verify --man=no "$T/tierd.service" >"$T/verify" 2>&1
 	expect_eq "$?" 0 "systemd-analyze verify"
 	expect_eq "$(cat "$T/verify")" "" "systemd-analyze verify output"
@@ -515,12 +515,15 @@ $TIERD --root "$T/nobpf" --config configs/tierd.json --policy-dir configs/polici
 	>/dev/null 2>"$T/nobpferr" &
 pid=$!
 wait_for "$T/nobpf.prom" 'tierd_ticks_total' && ok || no "tierd without BTF ticks"
+expect_line "$T/nobpf.prom" 'tierd_bpf_mode{mode="unavailable"} 1'
+expect_line "$T/nobpf.prom" 'tierd_up 1'
 kill -TERM $pid
 wait $pid
 expect_eq "$?" 0 "tierd without BTF exits 0"
 expect_grep "$T/nobpferr" "warning: BPF sampler not used: $T/nobpf/sys/kernel/btf/vmlinux: cannot read the kernel's BTF (No such file or directory)"
 expect_grep "$T/nobpferr" 'promotion relies on DAMON alone'
-expect_line "$T/nobpf.prom" 'tierd_bpf_mode{mode="unavailable"} 1'
+# Stopped: its metrics are gone, not served as if it ran.
+[ -e "$T/nobpf.prom" ] && no "metrics file left after SIGTERM" || ok
 printf '{"bpf": false, "damon": false}\n' >"$T/nobpf.conf"
 $TIERD --root "$T/nobpf" --config "$T/nobpf.conf" --policy-dir configs/policies.d \
 	--log-target=stderr --metrics-file "$T/off.prom" --state-file "$T/off.json" \
@@ -531,6 +534,119 @@ kill -TERM $pid
 wait $pid
 grep -q 'BPF' "$T/offerr" && no "\"bpf\": false still logs about BPF" || ok
 expect_eq "$($TIERCTL status --state-file "$T/off.json" | grep '^BPF')" 'BPF: off: "bpf": false in tierd.json' "tierctl status: BPF off and why"
+
+# --- crash safety: the undo record ---------------------------------------------
+# A tierd killed with SIGKILL left numa_balancing 2, the promote rate limit
+# 0 and its kdamond 0 running (pid 4242); kdamond 1 runs with pid 777, not
+# the 4243 the record names: someone else's now. The next tierd keeps the
+# recorded originals, turns off kdamond 0 only, and on exit writes the
+# originals back and removes the record.
+fake_crash() {
+	mkdir -p "$1/proc/sys/kernel" "$1/run/tierd"
+	echo 2 >"$1/proc/sys/kernel/numa_balancing"
+	echo 0 >"$1/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
+	K=$1/sys/kernel/mm/damon/admin/kdamonds
+	mkdir -p "$K/0" "$K/1"
+	echo "$2" >"$K/nr_kdamonds"
+	echo 4242 >"$K/0/pid"; echo on >"$K/0/state"
+	echo 777 >"$K/1/pid"; echo on >"$K/1/state"
+	printf 'tierd-undo 1\npid 999999\nmetrics %s\nsetting numa_balancing 1\nsetting numa_balancing_promote_rate_limit_MBps 65536\nkdamond 0 4242\nkdamond 1 4243\n' \
+		"$3" >"$1/run/tierd/undo"
+}
+cp -r $FIX/four-tier "$T/crash"
+fake_crash "$T/crash" 2 "$T/crash-old.prom"
+printf '{"bpf": false}\n' >"$T/crash.conf"
+$TIERD --root "$T/crash" --config "$T/crash.conf" --policy-dir configs/policies.d --once \
+	--log-target=stderr --metrics-file "$T/crash.prom" --state-file "$T/crash.json" >/dev/null 2>"$T/crasherr"
+expect_eq "$?" 0 "tierd after a crashed tierd"
+expect_grep "$T/crasherr" "notice: tierd (pid 999999) ended without putting the kernel back: taking over its record $T/crash/run/tierd/undo (2 settings, 2 kdamonds)"
+expect_grep "$T/crasherr" 'notice: numa_balancing: the original 1 recorded by tierd (pid 999999) is kept and restored on exit (it reads 2 now)'
+expect_grep "$T/crasherr" 'notice: numa_balancing_promote_rate_limit_MBps: the original 65536 recorded by tierd (pid 999999) is kept and restored on exit (it reads 0 now)'
+expect_grep "$T/crasherr" 'notice: kdamond 0 (pid 4242) left running by tierd (pid 999999) turned off'
+expect_grep "$T/crasherr" 'warning: kdamond 1 runs with pid 777, not the recorded 4243: not tierd'"'"'s, left alone'
+expect_eq "$(cat "$T/crash/sys/kernel/mm/damon/admin/kdamonds/0/state")" off "the dead tierd's kdamond turned off"
+expect_eq "$(cat "$T/crash/sys/kernel/mm/damon/admin/kdamonds/1/state")" on "a stranger's kdamond left on"
+expect_eq "$(cat "$T/crash/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds")" 2 "kdamonds not removed beside a stranger's"
+expect_eq "$(cat "$T/crash/proc/sys/kernel/numa_balancing")" 1 "numa_balancing: the original from before the crashed tierd"
+expect_eq "$(cat "$T/crash/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps")" 65536 "promote rate limit: the original from before the crashed tierd"
+[ -e "$T/crash/run/tierd/undo" ] && no "undo record left after a clean exit" || ok
+
+# tierctl cleanup (ExecStopPost=) after a crash: puts all back, removes the
+# kdamonds when all are proven tierd's, the metrics file and the record;
+# run again, nothing to do.
+cp -r $FIX/four-tier "$T/clean"
+fake_crash "$T/clean" 1 "$T/clean.prom"
+echo 'tierd_up 1' >"$T/clean.prom"
+$TIERCTL cleanup --root "$T/clean" >"$T/cleanout" 2>"$T/cleanerr"
+expect_eq "$?" 0 "tierctl cleanup"
+expect_grep "$T/cleanerr" 'numa_balancing restored to 1, as before tierd (pid 999999) changed it'
+expect_grep "$T/cleanerr" 'numa_balancing_promote_rate_limit_MBps restored to 65536, as before tierd (pid 999999) changed it'
+expect_grep "$T/cleanerr" 'kdamond 0 (pid 4242) of tierd (pid 999999) turned off'
+expect_grep "$T/cleanerr" "metrics file $T/clean.prom removed"
+expect_eq "$(cat "$T/clean/proc/sys/kernel/numa_balancing") $(cat "$T/clean/sys/kernel/mm/damon/admin/kdamonds/0/state") $(cat "$T/clean/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds")" \
+	"1 off 0" "cleanup: numa_balancing, kdamond 0, nr_kdamonds"
+[ -e "$T/clean.prom" ] || [ -e "$T/clean/run/tierd/undo" ] && no "cleanup left the metrics file or the record" || ok
+$TIERCTL cleanup --root "$T/clean" 2>"$T/cleanerr2"
+expect_eq "$?" 0 "tierctl cleanup with nothing to do"
+expect_grep "$T/cleanerr2" "nothing to clean up: no $T/clean/run/tierd/undo"
+printf 'tierd-undo 1\npid 12\nkdamond 99 1\n' >"$T/clean/run/tierd/undo"
+$TIERCTL cleanup --root "$T/clean" 2>"$T/cleanerr3"
+expect_eq "$?" 1 "tierctl cleanup of a malformed record"
+expect_grep "$T/cleanerr3" "undo record unreadable: $T/clean/run/tierd/undo: line 3: expected \"kdamond INDEX PID\" (INDEX 0..15, PID 1..2147483647)"
+
+# --- reload with a verdict; metrics directory made after start ---------------
+mkdir -p "$T/pol2"
+cp configs/policies.d/*.json "$T/pol2/"
+$TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir "$T/pol2" --dry-run \
+	--runtime-dir "$T/rt" --log-target=stderr --metrics-file "$T/later/m.prom" \
+	--state-file "$T/rt.json" >/dev/null 2>"$T/rterr" &
+pid=$!
+wait_for "$T/rterr" "cannot write metrics to $T/later/m.prom" && ok || no "missing metrics directory reported"
+mkdir "$T/later"
+wait_for "$T/later/m.prom" 'tierd_up 1' && ok || no "metrics written once the directory exists"
+expect_grep "$T/rterr" "writing metrics to $T/later/m.prom again"
+$TIERCTL reload --runtime-dir "$T/rt" >"$T/rl1" 2>&1
+expect_eq "$?" 0 "tierctl reload of a good set"
+expect_eq "$(cat "$T/rl1")" "reloaded: 3 policies from $T/pol2, 4 tiers" "tierctl reload's verdict"
+cp "$T/pol2/10-web.json" "$T/gw.txt"
+sed 's/"web"/"gw"/; s|"/system.slice/nginx.service"|"/gw"|' "$T/gw.txt" >"$T/pol2/40-gw.json"
+chmod 0664 "$T/pol2/40-gw.json"
+$TIERCTL reload --runtime-dir "$T/rt" >"$T/rl2" 2>&1
+expect_eq "$?" 1 "tierctl reload of a refused set"
+expect_eq "$(cat "$T/rl2")" "tierctl: reload refused, the configuration before stays in force: $T/pol2/40-gw.json:0:0: refused: writable by group (mode 0664); run chmod go-w on it" "refused reload's reason"
+rm "$T/pol2/40-gw.json"
+mkfifo "$T/pol2/50-fifo.json"
+timeout 20 $TIERCTL reload --runtime-dir "$T/rt" >"$T/rl3" 2>&1
+expect_eq "$?" 1 "a FIFO in policies.d refused at reload, not waited on"
+expect_grep "$T/rl3" "$T/pol2/50-fifo.json:0:0: refused: not a regular file (a FIFO)"
+rm "$T/pol2/50-fifo.json"
+$TIERCTL reload --runtime-dir "$T/rt" >/dev/null 2>&1
+expect_eq "$?" 0 "reload good again"
+kill -TERM $pid
+wait $pid
+expect_eq "$?" 0 "tierd exits 0 after reloads"
+[ -e "$T/later/m.prom" ] && no "metrics file left after SIGTERM" || ok
+
+# A reload that would change the tiers while DAMON and the sampler are
+# laid out per tier: refused, saying to restart. While it runs, tierctl
+# cleanup leaves it alone.
+cp -r $FIX/four-tier "$T/tc"
+printf '{"bpf": false}\n' >"$T/tc.conf"
+$TIERD --root "$T/tc" --config "$T/tc.conf" --policy-dir configs/policies.d \
+	--log-target=stderr --metrics-file "$T/tc.prom" --state-file "$T/tc.json" >/dev/null 2>"$T/tcerr" &
+pid=$!
+wait_for "$T/tc.prom" 'tierd_ticks_total' && ok || no "tierd on the tc copy ticks"
+$TIERCTL cleanup --root "$T/tc" 2>"$T/tccl"
+expect_eq "$?" 2 "tierctl cleanup while tierd runs"
+expect_grep "$T/tccl" "tierd (pid $pid) still runs and puts the kernel back itself when it stops; nothing done"
+printf '{"bpf": false, "tiers": ["0-1", "2-3"]}\n' >"$T/tc.conf"
+$TIERCTL reload --root "$T/tc" >"$T/rl4" 2>&1
+expect_eq "$?" 1 "a reload changing the tiers is refused"
+expect_eq "$(cat "$T/rl4")" "tierctl: reload refused, the configuration before stays in force: the memory tiers would change from 0 | 1 | 2 | 3 to 0-1 | 2-3: DAMON and the BPF sampler are laid out per tier at start; restart tierd (systemctl restart tierd) to use the new tiers" "tiers change refused"
+kill -TERM $pid
+wait $pid
+expect_eq "$?" 0 "tierd on the tc copy exits 0"
+[ -e "$T/tc/run/tierd/undo" ] && no "undo record left after a clean exit" || ok
 
 # The repository's fixtures are never written.
 if git -C . rev-parse --git-dir >/dev/null 2>&1; then
