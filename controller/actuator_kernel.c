@@ -60,7 +60,7 @@ static uint32_t over_ticks(const struct tierd_kernel_actuator *k, uint64_t id)
 }
 
 /* memory.reclaim demotes only with demotion_enabled; without it, it would
- * evict (or, without swap, fail at once: vm-lab.md). */
+ * evict (or, without swap, fail at once: docs/vm.md). */
 static bool demotion_ready(struct tierd_kernel_actuator *k)
 {
 	char value[TIERD_KSETTING_VALUE_MAX], err[ERR_MAX] = "kernel settings unavailable";
