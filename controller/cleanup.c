@@ -11,10 +11,6 @@
 
 #define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
 
-#define log_step(log, level, event_, ...)                                                 \
-	tierd_log_event(log, level, &(const struct tierd_event){ .event = (event_), .tier = -1 }, \
-			__VA_ARGS__)
-
 static int restore_settings(const char *root, const struct tierd_undo *u,
 			    const struct tierd_logger *log)
 {
@@ -24,7 +20,7 @@ static int restore_settings(const char *root, const struct tierd_undo *u,
 
 	r = tierd_ksettings_init(&ks, root, err, sizeof(err));
 	if (r < 0) {
-		log_step(log, TIERD_LOG_ERR, "setting-not-restored", "kernel settings: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0, "kernel settings: %s", err);
 		return r;
 	}
 	for (size_t i = 0; i < u->nr_settings; i++) {
@@ -32,19 +28,19 @@ static int restore_settings(const char *root, const struct tierd_undo *u,
 
 		r = tierd_ksettings_adopt(&ks, s->name, s->value, err, sizeof(err));
 		if (r < 0) {
-			log_step(log, TIERD_LOG_WARNING, "setting-not-restored",
+			tierd_log_ev(log, TIERD_LOG_WARNING, "setting-not-restored", NULL, NULL, -1, 0,
 				 "%s not restored: %s", s->name, err);
 			continue;
 		}
 		r = tierd_ksettings_restore(&ks, err, sizeof(err));
 		if (r < 0) {
-			log_step(log, TIERD_LOG_ERR, "setting-not-restored", "%s not restored: %s",
+			tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0, "%s not restored: %s",
 				 s->name, err);
 			if (!first)
 				first = r;
 			continue;
 		}
-		log_step(log, TIERD_LOG_NOTICE, "setting-restored",
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "setting-restored", NULL, NULL, -1, 0,
 			 "%s restored to %s, as before tierd (pid %d) changed it", s->name, s->value,
 			 u->pid);
 	}
@@ -67,19 +63,19 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 	r = tierd_damon_take_back(root, c, u->nr_kdamonds, &removed, err, sizeof(err));
 	for (size_t i = 0; i < u->nr_kdamonds; i++) {
 		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
-			log_step(log, TIERD_LOG_NOTICE, "kdamond-taken-back",
+			tierd_log_ev(log, TIERD_LOG_NOTICE, "kdamond-taken-back", NULL, NULL, -1, 0,
 				 "kdamond %zu (pid %d) of tierd (pid %d) turned off", c[i].index,
 				 c[i].pid, u->pid);
 		else if (c[i].verdict == TIERD_KDAMOND_FOREIGN)
-			log_step(log, TIERD_LOG_WARNING, "kdamond-foreign",
+			tierd_log_ev(log, TIERD_LOG_WARNING, "kdamond-foreign", NULL, NULL, -1, 0,
 				 "kdamond %zu runs with pid %d, not the recorded %d: not tierd's, left alone",
 				 c[i].index, c[i].now_pid, c[i].pid);
 	}
 	if (r < 0)
-		log_step(log, TIERD_LOG_ERR, "kdamond-not-taken-back",
+		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-not-taken-back", NULL, NULL, -1, 0,
 			 "tierd's kdamonds not all turned off: %s", err);
 	else if (removed)
-		log_step(log, TIERD_LOG_INFO, "kdamonds-removed", "tierd's kdamonds removed (nr_kdamonds 0)");
+		tierd_log_ev(log, TIERD_LOG_INFO, "kdamonds-removed", NULL, NULL, -1, 0, "tierd's kdamonds removed (nr_kdamonds 0)");
 	return r;
 }
 
@@ -100,7 +96,7 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 		return 0;
 	}
 	if (r < 0) {
-		log_step(log, TIERD_LOG_ERR, "undo-unreadable", "undo record unreadable: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "undo-unreadable", NULL, NULL, -1, 0, "undo record unreadable: %s", err);
 		return r;
 	}
 	if (tierd_undo_writer_alive(&u)) {
@@ -115,7 +111,7 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 		r = r2;
 	if (u.metrics_file[0]) {
 		if (unlink(u.metrics_file) == 0)
-			log_step(log, TIERD_LOG_INFO, "metrics-removed", "metrics file %s removed",
+			tierd_log_ev(log, TIERD_LOG_INFO, "metrics-removed", NULL, NULL, -1, 0, "metrics file %s removed",
 				 u.metrics_file);
 		else if (errno != ENOENT && r == 0)
 			r = -errno;
@@ -124,7 +120,7 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 		return r;
 	if (unlink(path) < 0 && errno != ENOENT)
 		return -errno;
-	log_step(log, TIERD_LOG_INFO, "undo-done",
+	tierd_log_ev(log, TIERD_LOG_INFO, "undo-done", NULL, NULL, -1, 0,
 		 "what tierd (pid %d) changed is put back; %s removed", u.pid, path);
 	return 0;
 }

@@ -13,10 +13,6 @@
 #define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
 #define RUNTIME_DIR_MODE 0755
 
-#define log_undo(d, level, event_, ...)                                                    \
-	tierd_log_event(&(d)->log, level, &(const struct tierd_event){ .event = (event_), .tier = -1 }, \
-			__VA_ARGS__)
-
 int tierd_daemon_runtime_dir(struct tierd_daemon *d)
 {
 	int r;
@@ -69,7 +65,7 @@ int tierd_daemon_undo_open(struct tierd_daemon *d)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		log_undo(d, TIERD_LOG_WARNING, "undo-unreadable",
+		tierd_log_ev(&d->log, TIERD_LOG_WARNING, "undo-unreadable", NULL, NULL, -1, 0,
 			 "undo record unreadable, replaced: %s; what a previous tierd changed cannot be taken back from it",
 			 err);
 		return 0;
@@ -81,7 +77,7 @@ int tierd_daemon_undo_open(struct tierd_daemon *d)
 		return -EBUSY;
 	}
 	d->have_inherited = true;
-	log_undo(d, TIERD_LOG_NOTICE, "undo-takeover",
+	tierd_log_ev(&d->log, TIERD_LOG_NOTICE, "undo-takeover", NULL, NULL, -1, 0,
 		 "tierd (pid %d) ended without putting the kernel back: taking over its record %s (%zu settings, %zu kdamonds)",
 		 d->inherited.pid, d->undo_path, d->inherited.nr_settings, d->inherited.nr_kdamonds);
 	return 0;
@@ -103,7 +99,7 @@ void tierd_daemon_undo_settings(struct tierd_daemon *d)
 		int r = tierd_ksettings_adopt(&d->ksettings, s->name, s->value, err, sizeof(err));
 
 		if (r < 0) {
-			log_undo(d, TIERD_LOG_WARNING, "setting-not-taken-back",
+			tierd_log_ev(&d->log, TIERD_LOG_WARNING, "setting-not-taken-back", NULL, NULL, -1, 0,
 				 "the recorded original of %s is not taken back: %s", s->name, err);
 			continue;
 		}
@@ -113,7 +109,7 @@ void tierd_daemon_undo_settings(struct tierd_daemon *d)
 			    tierd_ksetting_get(&d->ksettings, (enum tierd_ksetting)k, now, sizeof(now),
 					       err, sizeof(err)) < 0)
 				snprintf(now, sizeof(now), "?");
-		log_undo(d, TIERD_LOG_NOTICE, "setting-original-kept",
+		tierd_log_ev(&d->log, TIERD_LOG_NOTICE, "setting-original-kept", NULL, NULL, -1, 0,
 			 "%s: the original %s recorded by tierd (pid %d) is kept and restored on exit (it reads %s now)",
 			 s->name, s->value, d->inherited.pid, now);
 	}
@@ -136,19 +132,19 @@ void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
 	r = tierd_damon_take_back(d->opts.root, c, n, &removed, err, sizeof(err));
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
-			log_undo(d, TIERD_LOG_NOTICE, "kdamond-taken-back",
+			tierd_log_ev(&d->log, TIERD_LOG_NOTICE, "kdamond-taken-back", NULL, NULL, -1, 0,
 				 "kdamond %zu (pid %d) left running by tierd (pid %d) turned off",
 				 c[i].index, c[i].pid, d->inherited.pid);
 		else if (c[i].verdict == TIERD_KDAMOND_FOREIGN)
-			log_undo(d, TIERD_LOG_WARNING, "kdamond-foreign",
+			tierd_log_ev(&d->log, TIERD_LOG_WARNING, "kdamond-foreign", NULL, NULL, -1, 0,
 				 "kdamond %zu runs with pid %d, not the recorded %d: not tierd's, left alone",
 				 c[i].index, c[i].now_pid, c[i].pid);
 	}
 	if (r < 0)
-		log_undo(d, TIERD_LOG_WARNING, "kdamond-not-taken-back",
+		tierd_log_ev(&d->log, TIERD_LOG_WARNING, "kdamond-not-taken-back", NULL, NULL, -1, 0,
 			 "the previous tierd's kdamonds not all taken back: %s", err);
 	else if (removed)
-		log_undo(d, TIERD_LOG_INFO, "kdamonds-removed",
+		tierd_log_ev(&d->log, TIERD_LOG_INFO, "kdamonds-removed", NULL, NULL, -1, 0,
 			 "the previous tierd's kdamonds removed (nr_kdamonds 0)");
 }
 
@@ -172,7 +168,7 @@ int tierd_daemon_undo_sync(struct tierd_daemon *d)
 	if (r < 0 && !err[0])
 		snprintf(err, sizeof(err), "%s: %s", d->undo_path, strerror(-r));
 	if ((r < 0) != d->undo_failing)
-		log_undo(d, r < 0 ? TIERD_LOG_ERR : TIERD_LOG_INFO, r < 0 ? "undo-failing" : "undo-written",
+		tierd_log_ev(&d->log, r < 0 ? TIERD_LOG_ERR : TIERD_LOG_INFO, r < 0 ? "undo-failing" : "undo-written", NULL, NULL, -1, 0,
 			 r < 0 ? "cannot write the undo record: %s; a crash would leave the kernel as tierd set it"
 			       : "undo record %s written again", r < 0 ? err : d->undo_path);
 	d->undo_failing = r < 0;
