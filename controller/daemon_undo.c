@@ -74,6 +74,8 @@ int tierd_daemon_undo_open(struct tierd_daemon *d)
 		tierd_log(&d->log, TIERD_LOG_ERR,
 			  "tierd (pid %d) is running with the runtime directory %s; not starting a second one",
 			  d->inherited.pid, d->runtime_dir);
+		/* Its record is not this tierd's to remove at exit. */
+		d->undo_path[0] = '\0';
 		return -EBUSY;
 	}
 	d->have_inherited = true;

@@ -639,6 +639,11 @@ wait_for "$T/tc.prom" 'tierd_ticks_total' && ok || no "tierd on the tc copy tick
 $TIERCTL cleanup --root "$T/tc" 2>"$T/tccl"
 expect_eq "$?" 2 "tierctl cleanup while tierd runs"
 expect_grep "$T/tccl" "tierd (pid $pid) still runs and puts the kernel back itself when it stops; nothing done"
+$TIERD --root "$T/tc" --config "$T/tc.conf" --policy-dir configs/policies.d --once \
+	--log-target=stderr --metrics-file "$T/tc2.prom" --state-file "$T/tc2.json" >/dev/null 2>"$T/tc2err"
+expect_eq "$?" 1 "a second tierd on the same runtime directory"
+expect_grep "$T/tc2err" "tierd (pid $pid) is running with the runtime directory $T/tc/run/tierd; not starting a second one"
+[ -e "$T/tc/run/tierd/undo" ] && ok || no "the second tierd removed the running one's undo record"
 printf '{"bpf": false, "tiers": ["0-1", "2-3"]}\n' >"$T/tc.conf"
 $TIERCTL reload --root "$T/tc" >"$T/rl4" 2>&1
 expect_eq "$?" 1 "a reload changing the tiers is refused"
