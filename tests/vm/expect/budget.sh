@@ -20,3 +20,16 @@ expect_eq "$(res reclaim_tried)" 0 "budget: DAMOS alone, no memory.reclaim"
 expect_eq "$(res tierd_exit)" 0 "budget: tierd exits 0 on SIGTERM"
 expect_eq "$(res kdamonds_after)" 0 "budget: tierd's kdamonds removed on exit"
 expect_eq "$(res w_checksum)" "pages=393216 bad=0" "budget: every page intact"
+# DAMON_STAT, where the kernel has it (Debian's 7.3 enables it at boot):
+# off while tierd runs, on again after, also after a tierd was killed.
+case "$(res damon_stat_before)" in
+absent) expect_eq "$(res damon_stat_running) $(res damon_stat_after)" "absent absent" "budget: no DAMON_STAT" ;;
+Y) expect_eq "$(res damon_stat_running) $(res damon_stat_after)" "N Y" "budget: DAMON_STAT off while tierd runs, on after"
+   grep -q 'DAMON_STAT_LOG .*DAMON_STAT turned off while tierd runs' "$L" && ok || no "budget: tierd logs that it turned DAMON_STAT off"
+   grep -q 'DAMON_STAT_LOG .*DAMON_STAT turned on again' "$L" && ok || no "budget: tierd logs that it turned DAMON_STAT on again"
+   expect_eq "$(res killed_stat)" "N Y" "budget: a killed tierd leaves DAMON_STAT off, with its record"
+   expect_eq "$(res next_stat_running)" N "budget: the next tierd keeps DAMON_STAT off"
+   expect_eq "$(res next_exit)" "0 Y no-record" "budget: the next tierd turns DAMON_STAT on at exit, record removed"
+   grep -q 'DAMON_STAT_LOG .*left off by a tierd that did not exit cleanly' "$L" && ok || no "budget: the next tierd says it found the record" ;;
+*) no "budget: DAMON_STAT at start: got '$(res damon_stat_before)', expected absent or Y" ;;
+esac
