@@ -5,7 +5,11 @@ expect_eq "$?" 0 "budget: VM ran and powered off"
 b0=$(res before_node0) b1=$(res before_node1) b2=$(res before_node2) b3=$(res before_node3)
 expect_range "$b0" 700 1024 "budget: /budget over its 512M tier-0 max at start (MiB on node 0)"
 expect_range "$((b0 + b1 + b2 + b3))" 1530 1560 "budget: /budget holds ~1.5 GiB"
-expect_range "$(res within_budget_s)" 0 60 "budget: seconds until tier 0 <= 512M"
+# The time is the kdamond's migration of ~390 MiB under TCG, which scales
+# with the host's load: 8 s on an idle host (6.12); on a host loaded 10 to
+# 17 on 2 cores, 54 s on 6.12 and 89 s on 7.3 (kern branch runs, 2026-12-03).
+expect_range "$(res within_budget_s)" 0 150 "budget: seconds until tier 0 <= 512M"
+echo "NOTE [$VM_KERNEL]: budget: tier 0 within budget after $(res within_budget_s) s" >&2
 expect_range "$(res ticks)" 1 60 "budget: ticks until then"
 expect_range "$(res after_node0)" 0 512 "budget: tier-0 MiB within the budget"
 # Staging demotion: what left node 0 went to node 3; nodes 1 and 2 kept

@@ -26,7 +26,7 @@ tierd_pid=$!
 sleep 3
 kill -0 $tierd_pid 2>/dev/null || { echo "RESULT tierd_died yes"; sed 's/^/TIERD /' /tmp/tierd.log; }
 i=0
-while [ "$(cgroup_node_mib /budget 0)" -gt 512 ] && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done
+while [ "$(cgroup_node_mib /budget 0)" -gt 512 ] && [ $i -lt 150 ]; do sleep 1; i=$((i + 1)); done
 end=$(cut -d' ' -f1 /proc/uptime)
 sleep 2
 echo "RESULT within_budget_s $(awk -v a=$start -v b=$end 'BEGIN { printf "%d", b - a + 0.5 }')"

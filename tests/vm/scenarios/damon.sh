@@ -24,6 +24,13 @@ anon_mib() { # NODE: anon MiB of /test on NODE
 		awk -v m=$MIB '{ print int($1 / m) }'
 }
 yn() { [ -e "$1" ] && echo yes || echo no; }
+# try VALUE FILE: the write's exit status and errno message (busybox's
+# echo -n, unlike its printf, names the errno; from a child shell, so the
+# message is captured).
+try() {
+	msg=$(sh -c 'echo -n "$1" >"$2"' x "$1" "$2" 2>&1)
+	echo "$? ${msg##*: }"
+}
 
 sh -c 'echo $$ >/sys/fs/cgroup/test/cgroup.procs; exec /bin/hog 64 0' >/tmp/hog.test &
 sh -c 'exec /bin/hog 32 0' >/tmp/hog.other &
@@ -47,8 +54,7 @@ if [ -e $STAT ]; then
 		w vaddr $K/contexts/0/operations
 		w 1 $K/contexts/0/targets/nr_targets
 		w $$ $K/contexts/0/targets/0/pid_target
-		printf '%s' on >$K/state 2>/tmp/stat_on.err
-		echo "RESULT on_beside_stat_rc $? $(sed 's/.*: //' /tmp/stat_on.err)"
+		echo "RESULT on_beside_stat_rc $(try on $K/state)"
 		w 0 $D/kdamonds/nr_kdamonds
 		w N $STAT
 	fi
@@ -152,8 +158,7 @@ done
 
 # DAMON_STAT cannot start beside a sysfs kdamond.
 if [ -e $STAT ]; then
-	printf '%s' Y >$STAT 2>/tmp/stat_y.err
-	echo "RESULT stat_on_beside_kdamond_rc $? $(sed 's/.*: //' /tmp/stat_y.err) $(cat $STAT)"
+	echo "RESULT stat_on_beside_kdamond_rc $(try Y $STAT) $(cat $STAT)"
 fi
 
 # A good commit keeps it on. A commit with a memcg_path that does not
