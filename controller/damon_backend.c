@@ -9,13 +9,6 @@
 #include "../policy/units.h"
 #include "../policy/util.h"
 
-#define ERR_MAX 1024
-
-/* A DAMON event: TIERD_EVENT only. */
-#define log_event(log, level, event_, ...)                                      \
-	tierd_log_event(log, level,                                            \
-			&(const struct tierd_event){ .event = (event_), .tier = -1 }, \
-			__VA_ARGS__)
 
 static void set_mode(struct tierd_damon_backend *b, enum tierd_damon_mode mode, const char *why)
 {
@@ -87,13 +80,14 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries, uint64_t now_usec,
 			   const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, err, sizeof(err));
 
 	b->start_pending = r == -EAGAIN;
 	if (r == -EBUSY) {
 		set_mode(b, TIERD_DAMON_DEGRADED, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-degraded", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 	} else if (r == -EAGAIN) {
 		b->retry_backoff_usec = b->retry_backoff_usec == 0 ? TIERD_DAMON_RETRY_MIN_USEC
 					: b->retry_backoff_usec * 2 > TIERD_DAMON_RETRY_MAX_USEC
@@ -101,18 +95,19 @@ static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries,
 						: b->retry_backoff_usec * 2;
 		b->retry_usec = now_usec + b->retry_backoff_usec;
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-failed", NULL, NULL, -1, 0,
 			  "DAMON not started yet, trying again in %llu s: %s",
 			  (unsigned long long)(b->retry_backoff_usec / TIERD_USEC_PER_SEC), err);
 	} else if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 	} else {
 		set_mode(b, TIERD_DAMON_RUNNING, NULL);
 		b->retry_backoff_usec = 0;
 		memset(b->applied_base, 0, sizeof(b->applied_base));
 		b->state.nr_kdamonds = b->kd.nr_kdamonds;
-		log_event(log, TIERD_LOG_INFO, "damon-started",
+		tierd_log_ev(log, TIERD_LOG_INFO, "damon-started", NULL, NULL, -1, 0,
 			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
 			  b->kd.nr_kdamonds);
 	}
@@ -125,7 +120,7 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 {
 	struct tierd_damon_modules *m = &b->modules;
 	const char *stat_param = m->param[TIERD_DAMON_MODULE_STAT];
-	char err[ERR_MAX] = "", why[2 * ERR_MAX];
+	char err[TIERD_ERR_MAX] = "", why[2 * TIERD_ERR_MAX];
 	enum tierd_damon_module conflict;
 	bool was_stopped;
 	int r;
@@ -133,7 +128,8 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 	r = tierd_damon_modules_probe(m, b->root, err, sizeof(err));
 	if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 		return false;
 	}
 	was_stopped = m->stat_stopped;
@@ -141,11 +137,11 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 	if (was_stopped && !stop_damon_stat) {
 		r = tierd_damon_modules_restore(m, err, sizeof(err));
 		if (r < 0)
-			log_event(log, TIERD_LOG_ERR, "damon-stat-restore-failed",
+			tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
 				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, could not be turned on again: %s",
 				  err);
 		else
-			log_event(log, TIERD_LOG_NOTICE, "damon-stat-restored",
+			tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
 				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, turned on again (\"damon_stat\": \"leave\" in tierd.json)");
 	}
 	conflict = tierd_damon_modules_conflict(m, !stop_damon_stat);
@@ -156,7 +152,7 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 				 ? " and \"damon_stat\": \"leave\" in tierd.json keeps it; its kdamond excludes tierd's"
 				 : "; it moves pages by its own rules and its kdamond excludes tierd's; tierd never turns it off");
 		set_mode(b, TIERD_DAMON_DEGRADED, why);
-		log_event(log, TIERD_LOG_WARNING, "damon-degraded",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
 			  "DAMON not used: %s; budgets go through memory.reclaim", why);
 		return false;
 	}
@@ -165,15 +161,15 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 		if (r < 0) {
 			snprintf(why, sizeof(why), "DAMON_STAT could not be turned off: %s", err);
 			set_mode(b, TIERD_DAMON_DEGRADED, why);
-			log_event(log, TIERD_LOG_WARNING, "damon-degraded",
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
 				  "DAMON not used: %s; budgets go through memory.reclaim", why);
 			return false;
 		}
-		log_event(log, TIERD_LOG_NOTICE, "damon-stat-stopped",
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-stopped", NULL, NULL, -1, 0,
 			  "DAMON_STAT turned off while tierd runs (%s was Y; its kdamond excludes tierd's; recorded in %s); turned on again at exit",
 			  stat_param, m->record);
 	} else if (was_stopped) {
-		log_event(log, TIERD_LOG_NOTICE, "damon-stat-stopped",
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-stopped", NULL, NULL, -1, 0,
 			  "DAMON_STAT was left off by a tierd that did not exit cleanly (%s); turned on again at exit",
 			  m->record);
 	}
@@ -184,7 +180,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			       const struct tierd_topology *topo, bool stop_damon_stat,
 			       const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	memset(b, 0, sizeof(*b));
@@ -200,7 +196,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 				 : !b->features.op_paddr ? "DAMON has no paddr operations (CONFIG_DAMON_PADDR)"
 							  : "DAMOS has no target_nid (migrate_hot/migrate_cold need Linux 6.11+)");
 		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_ABSENT, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-unavailable",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-unavailable", NULL, NULL, -1, 0,
 			  "DAMON not used: %s; tierd runs without DAMON monitoring and DAMOS migrations",
 			  err);
 		return;
@@ -212,7 +208,8 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 	b->slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(*b->slot_cgroup_id));
 	if (!b->spec || !b->batch || !b->slot_cgroup_id) {
 		set_mode(b, TIERD_DAMON_FAILED, "out of memory");
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: out of memory");
 		return;
 	}
 	r = read_layout(root, topo, &b->layout, err, sizeof(err));
@@ -221,7 +218,8 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 				      sizeof(err));
 	if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 		return;
 	}
 	start_kdamonds(b, TIERD_DAMON_BUSY_RETRIES, 0, log);
@@ -256,7 +254,7 @@ static void schemes_committed(struct tierd_damon_backend *b, size_t k, size_t nr
 static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 		    const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
@@ -272,11 +270,11 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 	schemes_committed(b, k, 0);
 	b->state.kdamond_restarts++;
 	if (r < 0)
-		log_event(log, TIERD_LOG_ERR, "kdamond-restart-failed",
+		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-restart-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s and could not be turned on again: %s", k,
 			  k, why, err);
 	else
-		log_event(log, TIERD_LOG_WARNING, "kdamond-restarted",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "kdamond-restarted", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
 }
 
@@ -291,7 +289,7 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 static int quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
 {
 	struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	for (size_t s = TIERD_DAMON_STAT_SCHEME + 1; s < ctx->nr_schemes; s++) {
@@ -302,7 +300,7 @@ static int quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_l
 	}
 	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, err, sizeof(err));
 	if (r < 0)
-		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): stopping last tick's migrations: %s", k, k,
 			  err);
 	return r;
@@ -334,20 +332,20 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 	const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 	struct tierd_damon_tried_region *tried = NULL;
 	struct tierd_region *regions = NULL;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int n;
 
 	tried = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*tried));
 	regions = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*regions));
 	if (!tried || !regions) {
-		log_event(log, TIERD_LOG_ERR, "damon-read-failed",
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-read-failed", NULL, NULL, -1, 0,
 			  "DAMON: tier %zu regions not read: out of memory", k);
 		goto out;
 	}
 	n = tierd_damon_read_tried_regions(&b->kd, k, TIERD_DAMON_STAT_SCHEME, tried,
 					   TIERD_DAMON_READ_REGIONS, err, sizeof(err));
 	if (n < 0) {
-		log_event(log, TIERD_LOG_WARNING, "damon-read-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
 			  "DAMON: tier %zu regions not read, last reading kept: %s", k, err);
 		goto out;
 	}
@@ -378,7 +376,7 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		      struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
 	struct tierd_damon_scheme_stats st[TIERD_DAMON_MAX_SCHEMES];
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved = 0;
 
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
@@ -391,7 +389,8 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		if (quiesce(b, k, log) < 0)
 			continue;
 		if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
-			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
+				  "DAMON: %s", err);
 			continue;
 		}
 		for (size_t i = 0; i < b->batch->nr_slots; i++) {
@@ -431,7 +430,7 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 				   struct tierd_migration_stats *stats,
 				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved;
 
 	if (b->start_pending && now_usec >= b->retry_usec)
@@ -442,7 +441,8 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 		bool on = false;
 
 		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
-			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
+				  "DAMON: %s", err);
 			continue;
 		}
 		if (!on)
@@ -476,7 +476,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 {
 	struct tierd_damon_spec *next = NULL;
 	struct tierd_damos_batch *batch = NULL;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (b->state.damon != TIERD_DAMON_RUNNING)
@@ -484,7 +484,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	next = calloc(1, sizeof(*next));
 	batch = calloc(1, sizeof(*batch));
 	if (!next || !batch) {
-		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0,
+			  "DAMON: out of memory");
 		goto out;
 	}
 	for (size_t t = 0; t < b->layout.nr_tiers; t++) {
@@ -494,7 +495,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, err,
 			      sizeof(err));
 	if (r < 0) {
-		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0,
+			  "DAMON: %s", err);
 		goto out;
 	}
 	if (batch->nr_deferred)
@@ -511,7 +513,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 			schemes_committed(b, k, next->contexts[k].nr_schemes);
 			continue;
 		}
-		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
 		next->contexts[k].nr_schemes = 1;
 		drop_slots(batch, NULL, k);
@@ -521,7 +523,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 		 * the kdamond on under its old schemes, which go now. */
 		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) == 0 && on) {
 			if (tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err)) < 0)
-				log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+				tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 					  "DAMON: kdamond %zu (tier %zu): its stat scheme alone refused too: %s",
 					  k, k, err);
 			else
@@ -549,23 +551,24 @@ out:
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log)
 {
 	bool was_stopped = b->modules.stat_stopped;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 
 	if (b->state.damon == TIERD_DAMON_RUNNING) {
 		if (tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
-			log_event(log, TIERD_LOG_WARNING, "damon-stop-failed",
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-stop-failed", NULL, NULL, -1, 0,
 				  "DAMON: stopping tierd's kdamonds: %s", err);
 		else
-			log_event(log, TIERD_LOG_INFO, "damon-stopped",
+			tierd_log_ev(log, TIERD_LOG_INFO, "damon-stopped", NULL, NULL, -1, 0,
 				  "DAMON: tierd's kdamonds turned off and removed");
 	}
 	/* After tierd's kdamonds: DAMON_STAT's start is exclusive. */
 	if (tierd_damon_modules_restore(&b->modules, err, sizeof(err)) < 0)
-		log_event(log, TIERD_LOG_ERR, "damon-stat-restore-failed",
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
 			  "DAMON_STAT could not be turned on again (the record stays for the next tierd): %s",
 			  err);
 	else if (b->modules.enabled[TIERD_DAMON_MODULE_STAT] && was_stopped)
-		log_event(log, TIERD_LOG_NOTICE, "damon-stat-restored", "DAMON_STAT turned on again");
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
+			  "DAMON_STAT turned on again");
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
 		free(b->regions[t]);
 	free(b->slot_cgroup_id);

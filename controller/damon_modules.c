@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "damon_modules.h"
+#include "fd_util.h"
 #include "fsread.h"
 #include "../policy/util.h"
 
