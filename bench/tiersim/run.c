@@ -633,6 +633,8 @@ static void finish(struct sim *s)
 		res->static_ns = s->oracle->static_mean_ns;
 		res->x_oracle = res->oracle_ns > 0 ? res->mean_ns / res->oracle_ns : 0;
 		res->x_static = res->static_ns > 0 ? res->mean_ns / res->static_ns : 0;
+		res->causal_ns = s->oracle->causal_mean_ns;
+		res->x_causal = res->causal_ns > 0 ? res->mean_ns / res->causal_ns : 0;
 	}
 	res->alloc_failed_pages = s->m->alloc_failed_pages;
 	for (size_t c = 0; c < s->nr_cgroups; c++) {
