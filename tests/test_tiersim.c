@@ -105,8 +105,12 @@ static void check_run(const struct tiersim_run_config *cfg, const struct tiersim
 	CHECK_EQ_INT(res.strategy_error, 0);
 	CHECK_EQ_U64(res.accesses, o->accesses);
 	CHECK(res.accesses > 0);
-	/* The oracle is a lower bound, in every window and over the run. */
+	/* The oracle is a lower bound, in every window and over the run, and
+	 * the causal oracle is one placement among those it chooses from. */
 	CHECK(o->total_ns <= res.latency_ns);
+	CHECK(o->total_ns <= o->causal_ns);
+	CHECK(o->causal_ns > 0);
+	CHECK(res.x_causal > 0);
 	for (size_t k = 0; k < res.nr_ticks; k++) {
 		if (res.ticks[k].oracle_ns > res.ticks[k].latency_ns) {
 			fprintf(stderr, "  %s: tick %zu: oracle %llu > %llu ns\n", what, k,

@@ -29,6 +29,7 @@ struct tiersim_causal {
 	uint64_t budget_pages;                       /* per domain per tick */
 	uint64_t max0_pages;                         /* tier-0 max per domain; UINT64_MAX none */
 	uint64_t used0[TIERSIM_MAX_CGROUPS];         /* per domain, pages on tier 0 */
+	uint64_t fresh[TIERSIM_MAX_CGROUPS];         /* per domain, first touches this window */
 	uint64_t *hot, *cold, *keys;                 /* scratch: page lists, keys per page */
 };
 
@@ -133,6 +134,7 @@ uint64_t tiersim_causal_access(struct tiersim_causal *c, const struct tiersim_ac
 		t = alloc_page(c, p);
 		if (t < 0)
 			return 0;
+		c->fresh[domain_of(c, p)]++;
 	}
 	if (a->write)
 		c->writes[p]++;
@@ -170,7 +172,19 @@ static void move_page(struct tiersim_causal *c, size_t d, uint64_t p, size_t to)
 	c->tier[p] = (int8_t)to;
 }
 
-/* Moves domain d's pages, tier by tier from the top, within its budget. */
+/* The fastest tier below t with a free page, or nr_tiers. */
+static size_t room_below(const struct tiersim_causal *c, size_t t)
+{
+	for (size_t to = t + 1; to < c->nr_tiers; to++)
+		if (c->used[to] < c->tiers[to].capacity_pages)
+			return to;
+	return c->nr_tiers;
+}
+
+/* Moves domain d's pages, tier by tier from the top, within its budget.
+ * Tier 0 keeps free room for as many first touches as the last window had
+ * (new pages are often the hottest: alloc-burst), demoting its coldest
+ * pages for it. */
 static void move_domain(struct tiersim_causal *c, size_t d)
 {
 	uint64_t first = c->nr_domains == 1 ? 0 : c->offset[d];
@@ -180,10 +194,12 @@ static void move_domain(struct tiersim_causal *c, size_t d)
 	for (size_t t = 0; t + 1 < c->nr_tiers && budget; t++) {
 		size_t nh = 0, nc = 0, i = 0, j = 0;
 		uint64_t room = c->tiers[t].capacity_pages - c->used[t];
+		uint64_t reserve = t == 0 ? c->fresh[d] : 0;
 
 		if (t == 0 && c->max0_pages != UINT64_MAX)
 			room = c->used0[d] >= c->max0_pages ? 0 :
 			       room < c->max0_pages - c->used0[d] ? room : c->max0_pages - c->used0[d];
+		room = room > reserve ? room - reserve : 0;
 		for (uint64_t p = first; p < last; p++) {
 			if (c->tier[p] < 0)
 				continue;
@@ -214,7 +230,18 @@ static void move_domain(struct tiersim_causal *c, size_t d)
 			i++;
 			j++;
 		}
+		/* The reserve: tier 0's coldest pages make way. */
+		while (t == 0 && j < nc && budget &&
+		       c->tiers[0].capacity_pages - c->used[0] < reserve) {
+			size_t to = room_below(c, 0);
+
+			if (to == c->nr_tiers)
+				break;
+			move_page(c, d, c->cold[j++], to);
+			budget--;
+		}
 	}
+	c->fresh[d] = 0;
 }
 
 void tiersim_causal_tick(struct tiersim_causal *c)

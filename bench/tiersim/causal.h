@@ -12,7 +12,11 @@
  * reads x read gap + writes x write gap, each older window weighing half
  * the next) go into its free room first, then are exchanged with the
  * tier's coldest pages while they are at least twice as hot, an exchange
- * costing two moves. */
+ * costing two moves. Tier 0 keeps room for as many first touches as the
+ * last window had, its coldest pages demoted for them.
+ *
+ * It is a reference, not a bound: a policy may beat it by knowing what it
+ * does not use (recency within a window, the workload's structure). */
 #ifndef TIERSIM_CAUSAL_H
 #define TIERSIM_CAUSAL_H
 
