@@ -43,9 +43,18 @@ BPFTOOL ?= bpftool
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_x86
 BPF_SKEL := $(BUILD)/bpf/tierd_sampler.skel.h
 
+# libFuzzer harnesses (fuzz/): the library built again with clang's fuzzer
+# instrumentation and ASan+UBSan; fuzz/README.md.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check vmcheck demo demo-fixture bench bench-bpf install clean help tests
+.PHONY: all deps check fuzz fuzzers vmcheck demo demo-fixture bench bench-bpf install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -53,6 +62,7 @@ help:
 	@echo "make            build $(BUILD)/tierd and $(BUILD)/tierctl"
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
 	@echo "make check      build and run every test (ASan+UBSan test build; includes vmcheck)"
+	@echo "make fuzz       every libFuzzer harness for FUZZ_SECONDS (60) each (fuzz/)"
 	@echo "make vmcheck    only the scenarios in the four-tier QEMU VM (tests/vm/)"
 	@echo "make demo       tierd at work in the four-tier QEMU VM (about 2 minutes)"
 	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
@@ -84,6 +94,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 # What includes the skeleton.
 $(BUILD)/obj/controller/bpf_sampler.o $(BUILD)/san/controller/bpf_sampler.o $(BUILD)/test/test_bpf: $(BPF_SKEL)
+$(BUILD)/fuzz/obj/controller/bpf_sampler.o: $(BPF_SKEL)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	$(call msg,CC,$@)
@@ -121,7 +132,23 @@ $(BUILD)/test/%: tests/%.c $(SAN_OBJ) $(SIM_SAN_OBJ) $(HDRS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -o $@ $< $(SAN_OBJ) $(SIM_SAN_OBJ) $(PKG_LIBS) -lm
 
-tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_OBJ) $(HDRS)
+	$(call msg,LD-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS)
+
+fuzzers: $(FUZZ_BIN)
+
+# Each harness for FUZZ_SECONDS on a copy of its seed corpus (fuzz/corpus/).
+fuzz: $(FUZZ_BIN)
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/test_fuzz.sh
+
+tests: $(FUZZ_BIN) $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl
 
 # Installs what is missing first, so a fresh machine needs only this.
 check:
