@@ -15,7 +15,8 @@ PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Werror=undef -Wmissing-field-initializers -Wshadow
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CFLAGS) $(PKG_CFLAGS) -I$(BUILD)/bpf
+# CPPFLAGS and LDFLAGS come from the environment (dpkg-buildflags' hardening).
+ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I$(BUILD)/bpf
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -108,15 +109,15 @@ $(BUILD)/san/%.o: %.c $(HDRS)
 
 $(BUILD)/tierd: $(BUILD)/obj/controller/tierd.o $(LIB_OBJ)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(LIB_OBJ)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 $(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(LIB_OBJ)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(PKG_LIBS) -lm
 
 # Sanitized daemon and CLI for the integration tests.
 $(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SAN_OBJ)
