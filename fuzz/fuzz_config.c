@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../policy/policy_json.h"
+#include "../config/policy_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

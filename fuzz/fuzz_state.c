@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../policy/report.h"
+#include "../report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_text.h"
+#include "../config/json_text.h"
 #include "report.h"
 
 /* Room for the longest key prefix, "migrations.paths.damos_migrate_cold.". */
