@@ -6,6 +6,7 @@
 
 #include "cleanup.h"
 #include "damon.h"
+#include "damon_modules.h"
 #include "ksettings.h"
 #include "undo.h"
 
@@ -79,6 +80,29 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 	return r;
 }
 
+/* DAMON_STAT, turned off by tierd and recorded apart (damon_modules.h),
+ * turned on again once tierd's kdamonds are off (its start is
+ * exclusive). */
+static int restore_damon_stat(const char *root, const struct tierd_logger *log)
+{
+	struct tierd_damon_modules m;
+	char err[ERR_MAX] = "";
+	int r;
+
+	r = tierd_damon_modules_probe(&m, root, err, sizeof(err));
+	if (r == 0 && !m.stat_stopped)
+		return 0;
+	if (r == 0)
+		r = tierd_damon_modules_restore(&m, err, sizeof(err));
+	if (r < 0)
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
+			     "DAMON_STAT not turned on again: %s", err);
+	else
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
+			     "DAMON_STAT, turned off by tierd, turned on again");
+	return r;
+}
+
 int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_logger *log)
 {
 	char path[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
@@ -93,7 +117,7 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 	r = tierd_undo_load(path, &u, err, sizeof(err));
 	if (r == -ENOENT) {
 		tierd_log(log, TIERD_LOG_INFO, "nothing to clean up: no %s", path);
-		return 0;
+		return restore_damon_stat(root, log);
 	}
 	if (r < 0) {
 		tierd_log_ev(log, TIERD_LOG_ERR, "undo-unreadable", NULL, NULL, -1, 0, "undo record unreadable: %s", err);
@@ -107,6 +131,9 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 	}
 	r = restore_settings(root, &u, log);
 	r2 = stop_kdamonds(root, &u, log);
+	if (r == 0)
+		r = r2;
+	r2 = restore_damon_stat(root, log);
 	if (r == 0)
 		r = r2;
 	if (u.metrics_file[0]) {

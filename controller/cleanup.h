@@ -1,7 +1,8 @@
 /* `tierctl cleanup`: puts back what a tierd that is no longer running left
  * in its undo record (undo.h): each kernel setting's original, its
  * kdamonds turned off (those whose pid proves them its own), its metrics
- * file removed; then removes the record. Run by the unit's ExecStopPost=,
+ * file removed; then removes the record. DAMON_STAT, recorded apart when
+ * tierd turned it off (damon_modules.h), is turned on again. Run by the unit's ExecStopPost=,
  * after any exit: a clean stop left no record, so there is nothing to do. */
 #ifndef TIERD_CLEANUP_H
 #define TIERD_CLEANUP_H

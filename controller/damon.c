@@ -247,7 +247,7 @@ out:
 static int turn_on(struct tierd_damon *d, const struct dio *io, size_t k)
 {
 	char ignored[CLEANUP_ERR_MAX];
-	struct dio quiet = { io->admin, ignored, sizeof(ignored) };
+	struct dio quiet = { io->admin, ignored, sizeof(ignored), io->busy_retries };
 	int r = state_cmd(io, k, "on", true);
 
 	d->pid[k] = 0;
@@ -663,7 +663,7 @@ int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_
 			  bool *removed, char *err, size_t err_size)
 {
 	char admin[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
-	struct dio io = { admin, err, err_size };
+	struct dio io = { admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	uint32_t proven = 0;
 	uint64_t nr = 0;
 	int first = 0, r;

@@ -577,6 +577,9 @@ expect_eq "$(cat "$T/crash/proc/sys/kernel/numa_balancing_promote_rate_limit_MBp
 cp -r $FIX/four-tier "$T/clean"
 fake_crash "$T/clean" 1 "$T/clean.prom"
 echo 'tierd_up 1' >"$T/clean.prom"
+mkdir -p "$T/clean/sys/module/damon_stat/parameters"
+echo N >"$T/clean/sys/module/damon_stat/parameters/enabled"
+echo Y >"$T/clean/run/tierd/damon_stat.stopped"
 $TIERCTL cleanup --root "$T/clean" >"$T/cleanout" 2>"$T/cleanerr"
 expect_eq "$?" 0 "tierctl cleanup"
 expect_grep "$T/cleanerr" 'numa_balancing restored to 1, as before tierd (pid 999999) changed it'
@@ -586,6 +589,9 @@ expect_grep "$T/cleanerr" "metrics file $T/clean.prom removed"
 expect_eq "$(cat "$T/clean/proc/sys/kernel/numa_balancing") $(cat "$T/clean/sys/kernel/mm/damon/admin/kdamonds/0/state") $(cat "$T/clean/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds")" \
 	"1 off 0" "cleanup: numa_balancing, kdamond 0, nr_kdamonds"
 [ -e "$T/clean.prom" ] || [ -e "$T/clean/run/tierd/undo" ] && no "cleanup left the metrics file or the record" || ok
+expect_grep "$T/cleanerr" 'DAMON_STAT, turned off by tierd, turned on again'
+expect_eq "$(cat "$T/clean/sys/module/damon_stat/parameters/enabled")" Y "cleanup turns DAMON_STAT on again"
+[ -e "$T/clean/run/tierd/damon_stat.stopped" ] && no "cleanup left the DAMON_STAT record" || ok
 $TIERCTL cleanup --root "$T/clean" 2>"$T/cleanerr2"
 expect_eq "$?" 0 "tierctl cleanup with nothing to do"
 expect_grep "$T/cleanerr2" "nothing to clean up: no $T/clean/run/tierd/undo"
