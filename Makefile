@@ -15,7 +15,12 @@ PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Werror=undef -Wmissing-field-initializers -Wshadow
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu17 $(WARN) -D_GNU_SOURCE $(CFLAGS) $(PKG_CFLAGS) -I$(BUILD)/bpf
+CPPFLAGS ?=
+LDFLAGS ?=
+# -MMD -MP: each object depends on exactly the headers it includes (the .d
+# files included at the end), not on every header of the tree.
+ALL_CPPFLAGS := -D_GNU_SOURCE -I$(BUILD)/bpf $(CPPFLAGS)
+ALL_CFLAGS := -std=gnu17 $(WARN) $(ALL_CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -26,21 +31,35 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-POLICY_SRC := $(sort $(wildcard policy/*.c))
+# The decision core (policy/): plain structs in, plain structs out. It is
+# built as a static library that tiersim and the core's tests link alone, so
+# a call from the core into the I/O shell fails to link.
+CORE_SRC := $(sort $(wildcard policy/*.c))
+CORE_LIB := $(BUILD)/libtierd-core.a
+CORE_SAN_LIB := $(BUILD)/san/libtierd-core.a
+# The strategies still read their params as JSON text (policy/strategy_params.c).
+CORE_LIBS = $(shell $(PKG_CONFIG) --libs json-c) -lm
+# The I/O shell around it: configuration loading, the report, the daemon.
+CONFIG_SRC := $(sort $(wildcard config/*.c))
 CTL_SRC := $(filter-out controller/tierd.c controller/tierctl.c,$(sort $(wildcard controller/*.c)))
-LIB_SRC := $(POLICY_SRC) $(CTL_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-SAN_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+SHELL_SRC := $(CONFIG_SRC) $(sort $(wildcard report/*.c)) $(CTL_SRC)
+SHELL_OBJ := $(SHELL_SRC:%.c=$(BUILD)/obj/%.o)
+SHELL_SAN_OBJ := $(SHELL_SRC:%.c=$(BUILD)/san/%.o)
+CONFIG_SAN_OBJ := $(CONFIG_SRC:%.c=$(BUILD)/san/%.o)
 SIM_SRC := $(filter-out bench/tiersim/main.c,$(sort $(wildcard bench/tiersim/*.c)))
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_SAN_OBJ := $(SIM_SRC:%.c=$(BUILD)/san/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/test/%)
-HDRS := $(wildcard policy/*.h controller/*.h tests/*.h bench/tiersim/*.h bpf/*.h)
 BPF_CLANG ?= clang-14
 BPF_STRIP ?= llvm-strip-14
 BPFTOOL ?= bpftool
-BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_x86
+# libbpf's PT_REGS/BPF_KPROBE macros need the target architecture: the
+# build machine's, in the kernel's naming (uname -m differs for some).
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64.*/arm64/' \
+	-e 's/arm.*/arm/' -e 's/ppc64.*/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/' \
+	-e 's/loongarch64/loongarch/' -e 's/mips.*/mips/')
+BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH)
 BPF_SKEL := $(BUILD)/bpf/tierd_sampler.skel.h
 
 .DELETE_ON_ERROR:
@@ -85,43 +104,58 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # What includes the skeleton.
 $(BUILD)/obj/controller/bpf_sampler.o $(BUILD)/san/controller/bpf_sampler.o $(BUILD)/test/test_bpf: $(BPF_SKEL)
 
-$(BUILD)/obj/%.o: %.c $(HDRS)
+$(BUILD)/obj/%.o: %.c Makefile
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/%.o: %.c $(HDRS)
+$(BUILD)/san/%.o: %.c Makefile
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -c -o $@ $<
 
-$(BUILD)/tierd: $(BUILD)/obj/controller/tierd.o $(LIB_OBJ)
-	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+$(CORE_LIB): $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(LIB_OBJ)
-	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+$(CORE_SAN_LIB): $(CORE_SRC:%.c=$(BUILD)/san/%.o)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(LIB_OBJ)
+$(BUILD)/tierd: $(BUILD)/obj/controller/tierd.o $(SHELL_OBJ) $(CORE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(SHELL_OBJ) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The simulator drives the core alone: no shell objects, no libraries but libm.
+$(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
 # Sanitized daemon and CLI for the integration tests.
-$(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SAN_OBJ)
+$(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SHELL_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SAN_OBJ)
+$(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SHELL_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/test/%: tests/%.c $(SAN_OBJ) $(SIM_SAN_OBJ) $(HDRS)
+# What each test links. The core's own tests link the core library alone
+# (tiersim's, the simulator with it); the rest link the shell too.
+CORE_TESTS := $(BUILD)/test/test_tiersim $(patsubst tests/%.c,$(BUILD)/test/%,$(wildcard tests/test_strategy_*.c))
+$(CORE_TESTS): TEST_LINK = $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(CORE_LIBS)
+$(filter-out $(CORE_TESTS),$(TEST_BIN)): TEST_LINK = $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(PKG_LIBS) -lm
+
+$(BUILD)/test/%: tests/%.c $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 -o $@ $< $(SAN_OBJ) $(SIM_SAN_OBJ) $(PKG_LIBS) -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
-tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl
+tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl $(CORE_LIB)
 
 # Installs what is missing first, so a fresh machine needs only this.
 check:
@@ -169,3 +203,5 @@ install: all
 
 clean:
 	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/test -name '*.d' 2>/dev/null)

@@ -16,7 +16,7 @@
 #include "damon_backend.h"
 #include "ksettings.h"
 #include "log.h"
-#include "../policy/migstats.h"
+#include "../report/migstats.h"
 
 /* Ticks a cgroup stays over its tier-0 max without getting any closer
  * before memory.reclaim steps in: DAMOS applies within an aggregation

@@ -15,7 +15,7 @@
 #include "log.h"
 #include "sample_pages.h"
 #include "sample_promote.h"
-#include "../policy/bpfstats.h"
+#include "../report/bpfstats.h"
 #include "../policy/engine.h"
 
 /* Samples kept between ticks at most: three full ring buffers

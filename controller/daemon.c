@@ -14,7 +14,7 @@
 #include "observe.h"
 #include "table.h"
 #include "topology_read.h"
-#include "../policy/policy_json.h"
+#include "../config/policy_json.h"
 #include "../policy/units.h"
 #include "../policy/util.h"
 

@@ -19,7 +19,7 @@
 #include "log.h"
 #include "../policy/engine.h"
 #include "../policy/policy.h"
-#include "../policy/report.h"
+#include "../report/report.h"
 
 /* Command-line settings; each set one wins over tierd.json. */
 struct tierd_options {

@@ -25,7 +25,7 @@
 #include "damon.h"
 #include "damon_plan.h"
 #include "log.h"
-#include "../policy/migstats.h"
+#include "../report/migstats.h"
 
 /* Aggregation interval bounds: a region reading covers one interval; the
  * tick waits up to one interval per kdamond and command. A tenth of the

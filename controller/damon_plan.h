@@ -31,7 +31,7 @@
 
 #include "damon.h"
 #include "../policy/engine.h"
-#include "../policy/migstats.h"
+#include "../report/migstats.h"
 
 /* DAMON's own defaults (kernel-interfaces.md §1.1): 5 ms sampling, 100 ms
  * aggregation, 60 s region update; at least 10, at most 1000 regions. */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../policy/report.h"
+#include "../report/report.h"
 
 struct tierd_metrics_input {
 	const struct tierd_report *report;

@@ -16,9 +16,9 @@
 
 #include "move_pages.h"
 #include "sample_pages.h"
-#include "../policy/bpfstats.h"
+#include "../report/bpfstats.h"
 #include "../policy/engine.h"
-#include "../policy/migstats.h"
+#include "../report/migstats.h"
 
 /* Tries a page gets, the first included: a busy page is usually free a
  * tick later, a full node after the next demotions; after three ticks the

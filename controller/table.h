@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "../policy/report.h"
+#include "../report/report.h"
 
 void tierd_topology_print(FILE *f, const struct tierd_topology *topo);
 void tierd_report_print(FILE *f, const struct tierd_report *rep);

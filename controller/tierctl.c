@@ -11,7 +11,7 @@
 #include "table.h"
 #include "topology_read.h"
 #include "version.h"
-#include "../policy/policy_json.h"
+#include "../config/policy_json.h"
 #include "../policy/units.h"
 
 /* Exit codes: 0 fine, 1 the answer is "no" (invalid policy), 2 usage or

@@ -13,7 +13,7 @@
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
 #include "../policy/engine.h"
-#include "../policy/json_locate.h"
+#include "../config/json_locate.h"
 #include "../policy/units.h"
 
 TIERD_TEST_MAIN_COUNTS;

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "../controller/metrics.h"
-#include "../policy/report.h"
+#include "../report/report.h"
 
 TIERD_TEST_MAIN_COUNTS;
 

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "../policy/engine.h"
-#include "../policy/policy_json.h"
+#include "../config/policy_json.h"
 
 TIERD_TEST_MAIN_COUNTS;
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "bpfstats.h"
-#include "util.h"
+#include "../policy/util.h"
 
 static const char *const mode_names[] = {
 	[TIERD_BPF_OFF] = "off",

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "diag.h"
-#include "policy.h"
+#include "../policy/policy.h"
 
 /* Parses one policy from text (file names it in messages).
  * Returns 0, -EINVAL when diags got errors, -ENOMEM. */

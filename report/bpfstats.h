@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "migstats.h"
-#include "snapshot.h"
+#include "../policy/snapshot.h"
 
 enum tierd_bpf_mode {
 	TIERD_BPF_OFF,         /* not used: "bpf": false, --dry-run, --once, or

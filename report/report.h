@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #include "bpfstats.h"
-#include "engine.h"
+#include "../policy/engine.h"
 #include "migstats.h"
-#include "policy.h"
-#include "snapshot.h"
+#include "../policy/policy.h"
+#include "../policy/snapshot.h"
 
 struct tierd_report_cgroup {
 	char path[TIERD_CGROUP_PATH_MAX];

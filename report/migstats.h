@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "../policy/snapshot.h"
 
 /* Migration paths; X(id, name). */
 #define TIERD_MIGRATION_PATHS(X)                                               \

@@ -16,12 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "../policy/engine.h"
 #include "json_locate.h"
 #include "policy_json.h"
-#include "strategy.h"
-#include "units.h"
-#include "util.h"
+#include "../policy/strategy.h"
+#include "../policy/units.h"
+#include "../policy/util.h"
 
 /* Policy files are small; anything bigger is a mistake, not a policy. */
 #define POLICY_FILE_MAX_BYTES (1024 * 1024)
