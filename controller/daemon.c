@@ -252,6 +252,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	memset(d, 0, sizeof(*d));
 	d->opts = *opts;
 	d->fs.root_fd = -1;
+	tierd_cgroup_watch_init(&d->cgroups);
 	d->kpagecgroup.fd = -1;
 	d->actuator = &tierd_dry_run_ops;
 	d->actuator_data = &d->dry_run;
@@ -602,6 +603,7 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	struct tierd_feedback *fb = NULL;
 	struct tierd_bpf_cgroup_counts *bpf_counts = NULL;
 	bool *sampled = NULL;
+	const struct tierd_cgroup_list *listed;
 	struct tierd_observation obs;
 	struct tierd_engine_input in;
 	struct tierd_actuation act;
@@ -620,12 +622,15 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	if (!d->opts.dry_run)
 		nr_moved = tierd_damon_backend_collect(&d->damon, start, &d->migrations, moved,
 						       &d->log);
-	r = tierd_observe(&d->fs, &d->topo, &d->policies, &d->log, &obs);
+	r = tierd_cgroup_watch_list(&d->cgroups, &d->fs, &listed);
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
 			  strerror(-r));
 		return r;
 	}
+	r = tierd_observe(&d->fs, listed, &d->topo, &d->policies, &d->log, &obs);
+	if (r < 0)
+		return r;
 	if (obs.nr) {
 		fb = calloc(obs.nr, sizeof(*fb));
 		bpf_counts = calloc(obs.nr, sizeof(*bpf_counts));
@@ -860,6 +865,7 @@ void tierd_daemon_free(struct tierd_daemon *d)
 	d->timer = NULL;
 	sd_event_unref(d->event);
 	d->event = NULL;
+	tierd_cgroup_watch_free(&d->cgroups);
 	tierd_cgroupfs_close(&d->fs);
 	tierd_policy_set_free(&d->policies);
 	tierd_report_free(&d->last_report);

@@ -391,7 +391,9 @@ static void compact_deferred(struct mole *m, uint64_t now)
 		m->deferred[kept++] = *d;
 	}
 	m->nr_deferred = kept;
-	qsort(m->deferred, m->nr_deferred, sizeof(*m->deferred), cmp_deferred);
+	/* Not allocated before the first deferral. */
+	if (m->nr_deferred)
+		qsort(m->deferred, m->nr_deferred, sizeof(*m->deferred), cmp_deferred);
 }
 
 /* This tick's regions speak for the entries that start inside them: a
