@@ -199,9 +199,14 @@ install: all
 	install -Dm0755 $(BUILD)/tierctl $(DESTDIR)$(PREFIX)/bin/tierctl
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' units/tierd.service > $(BUILD)/tierd.service
 	install -Dm0644 $(BUILD)/tierd.service $(DESTDIR)$(UNITDIR)/tierd.service
-	install -Dm0644 configs/tierd.json $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.json
-	install -d $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d
-	install -Dm0644 -t $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d configs/policies.d/*.json
+	@# An edited tierd.json is kept; the example policies go in only on a
+	@# first install (no policies.d yet), so deleted ones stay deleted.
+	$(Q)if [ -e $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.json ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.json"; \
+	else install -Dm0644 configs/tierd.json $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.json; fi
+	$(Q)if [ -d $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d"; \
+	else install -Dm0644 -t $(DESTDIR)$(SYSCONFDIR)/tierd/policies.d configs/policies.d/*.json; fi
 	install -Dm0644 docs/tierd.8 $(DESTDIR)$(MANDIR)/man8/tierd.8
 	install -Dm0644 docs/tierctl.8 $(DESTDIR)$(MANDIR)/man8/tierctl.8
 	install -Dm0644 docs/tierd.json.5 $(DESTDIR)$(MANDIR)/man5/tierd.json.5

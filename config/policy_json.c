@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <json-c/json.h>
 #include <limits.h>
@@ -13,18 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../policy/engine.h"
 #include "json_locate.h"
 #include "policy_json.h"
 #include "../policy/strategy.h"
+#include "trusted_file.h"
 #include "../policy/units.h"
 #include "../policy/util.h"
 
-/* Policy files are small; anything bigger is a mistake, not a policy. */
-#define POLICY_FILE_MAX_BYTES (1024 * 1024)
 /* json-c's default nesting limit. */
 #define JSON_MAX_DEPTH 32
 /* Largest "sampling" rate and burst: 1,000,000 samples/s of one CPU fill the
@@ -697,36 +694,6 @@ done:
 	return 0;
 }
 
-static int read_file(const char *file, char **ret_text, size_t *ret_len)
-{
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EISDIR;
-	if (st.st_size > POLICY_FILE_MAX_BYTES)
-		return -EFBIG;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	while ((n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-		len += (size_t)n;
-	if (n < 0)
-		return -errno;
-	buf[len] = '\0';
-	*ret_text = TIERD_TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 static bool matches_overlap(const struct tierd_match *a, const struct tierd_match *b)
 {
 	const char *unit;
@@ -885,11 +852,12 @@ int tierd_policy_load_files(const char *const *files, size_t nr_files,
 	}
 	for (size_t i = 0; i < nr_files; i++) {
 		_cleanup_free_ char *text = NULL;
+		char why[TIERD_DIAG_MSG_MAX];
 		size_t len;
 
-		r = read_file(files[i], &text, &len);
+		r = tierd_trusted_read(files[i], &text, &len, why, sizeof(why));
 		if (r < 0) {
-			tierd_diags_add(diags, files[i], 0, 0, NULL, "cannot read: %s", strerror(-r));
+			tierd_diags_add(diags, files[i], 0, 0, NULL, "%s", why);
 			invalid = true;
 			continue;
 		}
@@ -1075,17 +1043,18 @@ int tierd_config_load(const char *file, int missing_ok, struct tierd_config *cfg
 {
 	_cleanup_free_ char *text = NULL;
 	struct tierd_config next;
+	char why[TIERD_DIAG_MSG_MAX];
 	size_t len;
 	int r;
 
 	tierd_config_defaults(&next);
-	r = read_file(file, &text, &len);
+	r = tierd_trusted_read(file, &text, &len, why, sizeof(why));
 	if (r == -ENOENT && missing_ok) {
 		*cfg = next;
 		return 0;
 	}
 	if (r < 0) {
-		tierd_diags_add(diags, file, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		tierd_diags_add(diags, file, 0, 0, NULL, "%s", why);
 		return r;
 	}
 	r = tierd_config_parse(file, text, len, &next, diags);

@@ -35,15 +35,18 @@ static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuat
 	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
 		uint64_t id = a->in->cgroups[c].obs->id;
 		uint64_t over = a->plan->standings[c].tiers[0].over_bytes;
+		enum tierd_reclaim_outcome reclaimed = TIERD_RECLAIM_NONE;
 		uint32_t ticks = 1;
 
 		if (!over)
 			continue;
 		for (size_t i = 0; i < k->nr_over; i++)
-			if (k->over[i].cgroup_id == id)
+			if (k->over[i].cgroup_id == id) {
 				ticks = over < k->over[i].over_bytes ? 0 : k->over[i].ticks + 1;
+				reclaimed = k->over[i].reclaim;
+			}
 		next[n++] = (struct tierd_over_count){ .cgroup_id = id, .over_bytes = over,
-						       .ticks = ticks };
+						       .ticks = ticks, .reclaim = reclaimed };
 	}
 	free(k->over);
 	k->over = next;
@@ -51,12 +54,34 @@ static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuat
 	return 0;
 }
 
-static uint32_t over_ticks(const struct tierd_kernel_actuator *k, uint64_t id)
+static struct tierd_over_count *find_over(struct tierd_kernel_actuator *k, uint64_t id)
 {
 	for (size_t i = 0; i < k->nr_over; i++)
 		if (k->over[i].cgroup_id == id)
-			return k->over[i].ticks;
-	return 0;
+			return &k->over[i];
+	return NULL;
+}
+
+static uint32_t over_ticks(struct tierd_kernel_actuator *k, uint64_t id)
+{
+	const struct tierd_over_count *o = find_over(k, id);
+
+	return o ? o->ticks : 0;
+}
+
+/* INFO when the cgroup's outcome differs from the one last logged, DEBUG
+ * when it repeats. */
+static enum tierd_log_level outcome_level(struct tierd_kernel_actuator *k, uint64_t id,
+					  enum tierd_reclaim_outcome outcome,
+					  enum tierd_log_level level)
+{
+	struct tierd_over_count *o = find_over(k, id);
+
+	if (o && o->reclaim == outcome)
+		return TIERD_LOG_DEBUG;
+	if (o)
+		o->reclaim = outcome;
+	return level;
 }
 
 /* memory.reclaim demotes only with demotion_enabled; without it, it would
@@ -122,10 +147,16 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	tierd_migration_account(k->stats, TIERD_PATH_MEMORY_RECLAIM, bytes, moved, 0,
 				topo->nr_tiers > 1 ? 1 : 0);
 	if (r < 0 && r != -EAGAIN)
-		log_cgroup(k, TIERD_LOG_WARNING, "reclaim-failed", obs->path, bytes,
+		log_cgroup(k, outcome_level(k, obs->id, TIERD_RECLAIM_FAILED, TIERD_LOG_WARNING),
+			   "reclaim-failed", obs->path, bytes,
 			   "memory.reclaim of %s failed: %s", obs->path, err);
 	else
-		log_cgroup(k, TIERD_LOG_INFO, "reclaimed", obs->path, moved,
+		log_cgroup(k,
+			   outcome_level(k, obs->id,
+					 r == -EAGAIN || moved < bytes ? TIERD_RECLAIM_SHORT
+								       : TIERD_RECLAIM_GAVE_UP,
+					 TIERD_LOG_INFO),
+			   "reclaimed", obs->path, moved,
 			   "memory.reclaim of %s: asked %llu bytes, tier 0 gave up %llu%s", obs->path,
 			   (unsigned long long)bytes, (unsigned long long)moved,
 			   r == -EAGAIN ? " (the kernel reclaimed less than asked)" : "");

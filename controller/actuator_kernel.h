@@ -26,10 +26,21 @@
 /* Spans handed to DAMON per tick; the rest waits for the next tick. */
 #define TIERD_ACTUATOR_MAX_SPANS 4096
 
+/* How memory.reclaim last went for a cgroup: logged when it changes, so a
+ * cgroup reclaimed tick after tick (degraded mode) is one line, not one a
+ * tick. */
+enum tierd_reclaim_outcome {
+	TIERD_RECLAIM_NONE,        /* not reclaimed since it went over */
+	TIERD_RECLAIM_GAVE_UP,     /* tier 0 gave up what was asked */
+	TIERD_RECLAIM_SHORT,       /* less than asked (EAGAIN or less moved) */
+	TIERD_RECLAIM_FAILED,
+};
+
 struct tierd_over_count {
 	uint64_t cgroup_id;
 	uint64_t over_bytes;       /* over its tier-0 max at the last tick */
 	uint32_t ticks;            /* consecutive ticks over it without shrinking */
+	enum tierd_reclaim_outcome reclaim; /* last logged */
 };
 
 struct tierd_kernel_actuator {

@@ -14,6 +14,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # LeakSanitizer needs ptrace, which some sandboxes refuse; keep leaks on.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+# Files the tests write must pass tierd's own rules (not group-writable).
+umask 022
 
 ok() { pass=$((pass + 1)); }
 no() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
@@ -326,6 +328,26 @@ expect_eq "$?" 0 "validate --machine sees tierd.json's tier override"
 $TIERCTL validate --json "$T/bad.json" >"$T/v3"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["valid"], len(d["errors"]))' "$T/v3")" "False 2" "validate --json"
 
+# Hostile policy files: refused, each with the rule it breaks and its name;
+# a FIFO nobody writes to does not block (timeout would end it: status 124).
+mkfifo "$T/fifo.json"
+timeout 10 $TIERCTL validate "$T/fifo.json" 2>"$T/vf"
+expect_eq "$?" 1 "a FIFO policy is refused, not waited on"
+expect_line "$T/vf" "$T/fifo.json:0:0: refused: not a regular file (a FIFO)"
+ln -s /dev/zero "$T/zero.json"
+$TIERCTL validate "$T/zero.json" 2>"$T/vz"
+expect_eq "$?" 1 "a symlink to /dev/zero is refused"
+expect_line "$T/vz" "$T/zero.json:0:0: refused: not a regular file (a character device)"
+cp "$T/pair.json" "$T/gw.json"
+chmod 0664 "$T/gw.json"
+$TIERCTL validate "$T/gw.json" 2>"$T/vg"
+expect_eq "$?" 1 "a group-writable policy is refused"
+expect_line "$T/vg" "$T/gw.json:0:0: refused: writable by group (mode 0664); run chmod go-w on it"
+chmod 0602 "$T/gw.json"
+$TIERCTL validate "$T/gw.json" 2>"$T/vo"
+expect_line "$T/vo" "$T/gw.json:0:0: refused: writable by others (mode 0602); run chmod go-w on it"
+rm -f "$T/fifo.json" "$T/zero.json" "$T/gw.json"
+
 # --- the daemon: reload, cgroups coming and going, SIGTERM --------------------
 cp -r $FIX/four-tier "$T/root"
 mkdir "$T/pol"
@@ -432,6 +454,19 @@ else
 	echo "SKIP: systemd-analyze not installed" >&2
 fi
 
+# --- make install keeps what the operator edited -----------------------------
+MAKEFLAGS= make -s install BUILD="$BUILD" DESTDIR="$T/dest" PREFIX=/usr >"$T/inst1" 2>&1
+expect_eq "$?" 0 "make install into an empty DESTDIR"
+expect_eq "$(ls "$T/dest/etc/tierd/policies.d" | tr '\n' ' ')" "10-web.json 20-db.json 30-batch.json " "example policies installed the first time"
+printf '{"log_level": "debug"}\n' >"$T/dest/etc/tierd/tierd.json"
+rm "$T/dest/etc/tierd/policies.d/30-batch.json"
+MAKEFLAGS= make -s install BUILD="$BUILD" DESTDIR="$T/dest" PREFIX=/usr >"$T/inst2" 2>&1
+expect_eq "$?" 0 "make install over an installed tierd"
+expect_eq "$(cat "$T/dest/etc/tierd/tierd.json")" '{"log_level": "debug"}' "an edited tierd.json kept"
+expect_eq "$(ls "$T/dest/etc/tierd/policies.d" | tr '\n' ' ')" "10-web.json 20-db.json " "a deleted example policy stays deleted"
+expect_line "$T/inst2" "kept $T/dest/etc/tierd/tierd.json"
+expect_line "$T/inst2" "kept $T/dest/etc/tierd/policies.d"
+
 # --- acting on a copy of the four-tier machine (no DAMON there) ------------
 # Without DAMON, memory.reclaim enforces db's tier-0 budget: tierd turns
 # demotion on (manage_demotion, the default), asks for the 256M the engine
@@ -454,6 +489,22 @@ expect_line "$T/act.prom" 'tierd_dry_run 0'
 expect_line "$T/act.prom" 'tierd_bpf_mode{mode="off"} 1'
 expect_eq "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["bpf"]["why"])' "$T/act.json")" \
 	"--once: no event loop to read samples in" "--once: the BPF sampler is off, and why"
+
+# Degraded mode, tick after tick: memory.reclaim is asked each tick, its
+# outcome logged once (debug lines aside) until it changes.
+cp -r $FIX/four-tier "$T/degr"
+: >"$T/degr/sys/fs/cgroup/workload.slice/db.service/memory.reclaim"
+printf '{"tick_interval": "200ms", "bpf": false}\n' >"$T/degr.conf"
+$TIERD --root "$T/degr" --config "$T/degr.conf" --policy-dir configs/policies.d \
+	--log-target=stderr --metrics-file "$T/degr.prom" --state-file "$T/degr.json" \
+	>/dev/null 2>"$T/degrerr" &
+pid=$!
+wait_for "$T/degr.prom" 'tierd_migration_requests_total{path="memory_reclaim"} 3' && ok ||
+	no "degraded tierd asks memory.reclaim three times"
+kill -TERM $pid
+wait $pid
+expect_eq "$?" 0 "degraded tierd exits 0"
+expect_eq "$(grep -c 'memory.reclaim of /workload.slice/db.service: asked 268435456 bytes' "$T/degrerr")" 1 "memory.reclaim outcome logged once over 3 requests"
 
 # --- the BPF sampler where it cannot load ------------------------------------
 # The fixture has no kernel BTF: the daemon says so, names the file and
