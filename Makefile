@@ -37,8 +37,6 @@ endif
 CORE_SRC := $(sort $(wildcard policy/*.c))
 CORE_LIB := $(BUILD)/libtierd-core.a
 CORE_SAN_LIB := $(BUILD)/san/libtierd-core.a
-# The strategies still read their params as JSON text (policy/strategy_params.c).
-CORE_LIBS = $(shell $(PKG_CONFIG) --libs json-c) -lm
 # The I/O shell around it: configuration loading, the report, the daemon.
 CONFIG_SRC := $(sort $(wildcard config/*.c))
 CTL_SRC := $(filter-out controller/tierd.c controller/tierctl.c,$(sort $(wildcard controller/*.c)))
@@ -134,7 +132,7 @@ $(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(SHELL_OBJ) $(CORE_LIB)
 # The simulator drives the core alone: no shell objects, no libraries but libm.
 $(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(CORE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Sanitized daemon and CLI for the integration tests.
 $(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SHELL_SAN_OBJ) $(CORE_SAN_LIB)
@@ -145,11 +143,14 @@ $(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SHELL_SAN_OBJ) $(CORE_
 	$(call msg,LD-SAN,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-# What each test links. The core's own tests link the core library alone
-# (tiersim's, the simulator with it); the rest link the shell too.
-CORE_TESTS := $(BUILD)/test/test_tiersim $(patsubst tests/%.c,$(BUILD)/test/%,$(wildcard tests/test_strategy_*.c))
-$(CORE_TESTS): TEST_LINK = $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(CORE_LIBS)
-$(filter-out $(CORE_TESTS),$(TEST_BIN)): TEST_LINK = $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(PKG_LIBS) -lm
+# What each test links: tiersim's test the simulator and the core library
+# alone; the strategies' tests the core and the configuration loader that
+# reads their params; the rest the whole shell.
+SIM_TESTS := $(BUILD)/test/test_tiersim
+STRATEGY_TESTS := $(patsubst tests/%.c,$(BUILD)/test/%,$(wildcard tests/test_strategy_*.c))
+$(SIM_TESTS): TEST_LINK = $(SIM_SAN_OBJ) $(CORE_SAN_LIB) -lm
+$(STRATEGY_TESTS): TEST_LINK = $(CONFIG_SAN_OBJ) $(CORE_SAN_LIB) $(shell $(PKG_CONFIG) --libs json-c) -lm
+$(filter-out $(SIM_TESTS) $(STRATEGY_TESTS),$(TEST_BIN)): TEST_LINK = $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(PKG_LIBS) -lm
 
 $(BUILD)/test/%: tests/%.c $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
@@ -162,7 +163,7 @@ tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUIL
 check:
 	$(Q)tests/deps.sh --if-missing
 	$(Q)$(MAKE) --no-print-directory tests
-	$(Q)BUILD=$(BUILD) tests/run.sh $(TEST_BIN)
+	$(Q)BUILD=$(BUILD) CC="$(CC)" BPF_CFLAGS="$(BPF_CFLAGS)" tests/run.sh $(TEST_BIN)
 
 # The four-tier VM scenarios alone (make check runs them too).
 vmcheck: $(BUILD)/tierd $(BUILD)/tierctl

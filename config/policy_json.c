@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../controller/fd_util.h"
 #include "../policy/engine.h"
 #include "json_locate.h"
 #include "policy_json.h"
+#include "strategy_keys.h"
 #include "../policy/strategy.h"
 #include "trusted_file.h"
 #include "../policy/units.h"
@@ -486,27 +488,23 @@ static int parse_strategy_name(struct ctx *c, json_object *o, const char *path,
 	return 0;
 }
 
-/* The strategy validates its own params: a policy that loads is one whose
- * strategy will start. Its message names the key inside params. */
-static int check_params(struct ctx *c, const struct tierd_policy *p)
+/* The params are read once, here, into the strategy's typed params, which
+ * the policy carries to the strategy's init. The message names the key
+ * inside params. */
+static int check_params(struct ctx *c, struct tierd_policy *p)
 {
-	const struct tierd_strategy_ops *ops = tierd_strategy_get(p->strategy);
 	char msg[TIERD_DIAG_MSG_MAX] = "", path[TIERD_PATTERN_MAX];
 	const char *text;
-	void *state = NULL;
 	int r;
 
-	if (!ops) {
+	if (p->strategy == TIERD_STRATEGY_NONE) {
 		if (p->strategy_params_json)
 			err(c, "strategy.params", "strategy \"none\" takes no params");
 		return 0;
 	}
-	r = ops->init(p->strategy_params_json, &state, msg, sizeof(msg));
-	if (r == 0) {
-		ops->free(state);
-		return 0;
-	}
-	if (r == -ENOMEM)
+	r = tierd_strategy_params_parse(p->strategy, p->strategy_params_json, &p->strategy_params,
+					msg, sizeof(msg));
+	if (r == 0 || r == -ENOMEM)
 		return r;
 	/* A message that starts with "key": points at that key. */
 	snprintf(path, sizeof(path), "strategy.params");
@@ -522,7 +520,7 @@ static int check_params(struct ctx *c, const struct tierd_policy *p)
 }
 
 /* "strategy": "mole", or {"name": "mole", "params": {...}}; the params object
- * is kept as text for the strategy to validate. Errors go to c; returns 0
+ * is kept as text and read into the strategy's typed params. Errors go to c; returns 0
  * or -ENOMEM. */
 static int parse_strategy(struct ctx *c, json_object *o, struct tierd_policy *p)
 {

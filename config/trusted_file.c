@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "trusted_file.h"
+#include "../controller/fd_util.h"
 #include "../policy/util.h"
 
 static const char *file_type(mode_t mode)

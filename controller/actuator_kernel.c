@@ -11,7 +11,6 @@
 #include "../policy/units.h"
 #include "../policy/util.h"
 
-#define ERR_MAX 1024
 
 /* A migration event of a cgroup: TIERD_EVENT, TIERD_CGROUP, TIERD_BYTES. */
 #define log_cgroup(k, level, event_, cgroup_, bytes_, ...)                       \
@@ -85,10 +84,10 @@ static enum tierd_log_level outcome_level(struct tierd_kernel_actuator *k, uint6
 }
 
 /* memory.reclaim demotes only with demotion_enabled; without it, it would
- * evict (or, without swap, fail at once: vm-lab.md). */
+ * evict (or, without swap, fail at once: docs/vm.md). */
 static bool demotion_ready(struct tierd_kernel_actuator *k)
 {
-	char value[TIERD_KSETTING_VALUE_MAX], err[ERR_MAX] = "kernel settings unavailable";
+	char value[TIERD_KSETTING_VALUE_MAX], err[TIERD_ERR_MAX] = "kernel settings unavailable";
 	int r = -ENOENT;
 
 	if (k->ks)
@@ -124,7 +123,7 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	struct tierd_cgroup_obs after = { 0 };
 	struct tierd_buf buf = { 0 };
 	uint64_t before_top, after_top, moved = 0;
-	char err[ERR_MAX] = "", rerr[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "", rerr[TIERD_ERR_MAX] = "";
 	int fd = -1, r;
 
 	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);

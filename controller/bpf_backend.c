@@ -1,5 +1,7 @@
 /* tierd's BPF backend; see bpf_backend.h. */
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,6 @@
 #include "bpf_backend.h"
 #include "fsread.h"
 
-#define ERR_MAX 1024
 
 /* A policy without "sampling" gets the sampler's own defaults. */
 _Static_assert(TIERD_SAMPLING_DEFAULT_RATE == TIERD_BPF_DEFAULT_RATE_PER_SEC &&
@@ -71,15 +72,40 @@ static int alloc_buffers(struct tierd_bpf_backend *b)
 	return b->pending && b->tick && b->tick_samples && b->managed ? 0 : -ENOMEM;
 }
 
+/* libbpf's own messages go to tierd's logger at their levels. libbpf's
+ * print callback takes no context, so the logger it uses is the one of the
+ * backend last started (a process runs one daemon, so one backend). */
+static const struct tierd_logger *libbpf_logger;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	enum tierd_log_level l = level == LIBBPF_WARN   ? TIERD_LOG_WARNING
+				 : level == LIBBPF_INFO ? TIERD_LOG_INFO
+							: TIERD_LOG_DEBUG;
+	char msg[TIERD_ERR_MAX];
+	size_t n;
+
+	if (!libbpf_logger)
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	tierd_log(libbpf_logger, l, "libbpf: %s", msg);
+	return 0;
+}
+
 void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 			     const struct tierd_topology *topo, const struct tierd_logger *log)
 {
-	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
+	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX], err[TIERD_ERR_MAX] = "";
 	struct tierd_bpf_hooks hooks;
 	int r;
 
 	memset(b, 0, sizeof(*b));
 	b->log = log;
+	libbpf_logger = log;
+	libbpf_set_print(libbpf_print);
 	if (tierd_root_path(root, BTF_PATH, btf, sizeof(btf)) < 0 ||
 	    tierd_root_path(root, TRACEFS_PATH, tracefs, sizeof(tracefs)) < 0) {
 		snprintf(err, sizeof(err), "%s: path too long", root);
@@ -102,8 +128,7 @@ void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 	}
 	describe_hooks(&hooks, b->state.hooks, sizeof(b->state.hooks));
 	set_mode(b, TIERD_BPF_RUNNING, NULL);
-	tierd_log_event(log, TIERD_LOG_INFO,
-			&(const struct tierd_event){ .event = "bpf-started", .tier = -1 },
+	tierd_log_ev(log, TIERD_LOG_INFO, "bpf-started", NULL, NULL, -1, 0,
 			"BPF hint-fault sampler loaded (%s); slow tiers sampled, promotions by move_pages",
 			b->state.hooks);
 	return;
@@ -111,8 +136,7 @@ fail:
 	tierd_bpf_backend_stop(b);
 	b->log = log;
 	set_mode(b, TIERD_BPF_UNAVAILABLE, err);
-	tierd_log_event(log, TIERD_LOG_WARNING,
-			&(const struct tierd_event){ .event = "bpf-unavailable", .tier = -1 },
+	tierd_log_ev(log, TIERD_LOG_WARNING, "bpf-unavailable", NULL, NULL, -1, 0,
 			"BPF sampler not used: %s; promotion relies on DAMON alone", err);
 }
 
@@ -299,10 +323,8 @@ static void log_move_failure(void *userdata, uint64_t cgroup_id, uint32_t tgid, 
 		if (pl->in->cgroups[c].obs->id == cgroup_id)
 			path = pl->in->cgroups[c].obs->path;
 	/* A process that exited (ESRCH) is routine: its pages are forgotten. */
-	tierd_log_event(pl->log, err == -ESRCH ? TIERD_LOG_INFO : TIERD_LOG_WARNING,
-			&(const struct tierd_event){ .event = "promote-failed", .cgroup = path,
-						     .tier = -1 },
-			"move_pages of process %u in %s to node %d failed: %s", tgid, path, node,
+	tierd_log_ev(pl->log, err == -ESRCH ? TIERD_LOG_INFO : TIERD_LOG_WARNING, "promote-failed",
+		     path, NULL, -1, 0, "move_pages of process %u in %s to node %d failed: %s", tgid, path, node,
 			strerror(-err));
 }
 
@@ -342,6 +364,7 @@ void tierd_bpf_backend_stop(struct tierd_bpf_backend *b)
 	free(b->tick);
 	free(b->tick_samples);
 	free(b->managed);
+	libbpf_logger = NULL;
 	memset(b, 0, sizeof(*b));
 	/* What it saw stays for the last report. */
 	b->state = state;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "cgroupfs.h"
 #include "kparse.h"
 #include "../policy/policy.h"

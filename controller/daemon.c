@@ -18,7 +18,6 @@
 #include "../policy/units.h"
 #include "../policy/util.h"
 
-#define ERR_MAX 1024
 /* sd-event's default slack is 250 ms, a quarter of a default tick; ticks
  * should come when asked. */
 #define TICK_ACCURACY_USEC 1000
@@ -106,7 +105,7 @@ static void warn_single_tier(struct tierd_daemon *d)
  * are short of free memory (bpf/README.md): said when they are not. */
 static void hold_kernel_promotion(struct tierd_daemon *d)
 {
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[ERR_MAX] = "";
+	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
 	int r;
 
 	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, was, sizeof(was),
@@ -141,7 +140,7 @@ static void hold_kernel_promotion(struct tierd_daemon *d)
 static void setup_numa_balancing(struct tierd_daemon *d)
 {
 	static const char *const want[] = { [TIERD_NUMAB_OFF] = "0", [TIERD_NUMAB_TIERING] = "2" };
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[ERR_MAX] = "";
+	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
 	enum tierd_numa_balancing mode = d->cfg.numa_balancing;
 	int r;
 
@@ -181,7 +180,7 @@ static void setup_numa_balancing(struct tierd_daemon *d)
  * regions unattributed and nothing was promoted for the whole run). */
 static void open_attribution(struct tierd_daemon *d)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (d->kpagecgroup_tried || d->damon.state.damon != TIERD_DAMON_RUNNING)
@@ -212,7 +211,7 @@ static void start_sampler(struct tierd_daemon *d)
  * kernel actuator. */
 static void start_kernel_side(struct tierd_daemon *d)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	start_sampler(d);
@@ -246,7 +245,7 @@ static void start_kernel_side(struct tierd_daemon *d)
 
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	memset(d, 0, sizeof(*d));
@@ -300,172 +299,21 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	return 0;
 }
 
-static const struct tierd_seen *find_seen(const struct tierd_seen *seen, size_t nr,
-					  const char *path)
-{
-	size_t lo = 0, hi = nr;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(seen[mid].path, path);
-
-		if (c == 0)
-			return &seen[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* An event of the daemon's with the journald fields it has: TIERD_EVENT,
- * and TIERD_CGROUP, TIERD_POLICY when not NULL, TIERD_TIER and
- * TIERD_BYTES when tier >= 0. */
-#define log_event(d, level, event_, cgroup_, policy_, tier_, bytes_, ...)       \
-	tierd_log_event(&(d)->log, level,                                      \
-			&(const struct tierd_event){ .event = (event_),          \
-						     .cgroup = (cgroup_),        \
-						     .policy = (policy_),        \
-						     .tier = (tier_),            \
-						     .bytes = (bytes_) },        \
-			__VA_ARGS__)
-
-/* "; plan: demote 320.0M to tiers 3, 2" for the budget demotions of cgroup
- * c from tier t; false when there are none. */
-static bool describe_budget_plan(const struct tierd_report *rep, size_t c, size_t t, char *buf,
-				 size_t size)
-{
-	char bytes[24], tiers[64] = "";
-	uint64_t total = 0;
-	size_t n = 0;
-
-	for (size_t i = 0; i < rep->nr_actions; i++) {
-		const struct tierd_action *a = &rep->actions[i];
-
-		if (a->cgroup != c || a->from_tier != t || a->reason != TIERD_REASON_OVER_TIER_MAX)
-			continue;
-		total += a->bytes;
-		snprintf(tiers + strlen(tiers), sizeof(tiers) - strlen(tiers), "%s%zu", n++ ? ", " : "",
-			 a->to_tier);
-	}
-	if (!n)
-		return false;
-	tierd_format_bytes(total, bytes, sizeof(bytes));
-	snprintf(buf, size, "; plan: demote %s to tier%s %s%s", bytes, n > 1 ? "s" : "", tiers,
-		 rep->dry_run ? " (dry run)" : "");
-	return true;
-}
-
-static void log_budget_change(struct tierd_daemon *d, const struct tierd_report *rep, size_t c,
-			      uint32_t was_over)
-{
-	const struct tierd_report_cgroup *cg = &rep->cgroups[c];
-
-	for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
-		const struct tierd_tier_standing *ts = &cg->standing.tiers[t];
-		bool over = ts->over_bytes > 0, was = was_over & (1u << t);
-		char used[24], max[24], over_s[24], plan[128] = "";
-
-		if (over == was)
-			continue;
-		tierd_format_bytes(ts->anon_bytes + ts->file_bytes, used, sizeof(used));
-		tierd_format_bytes(ts->max_bytes, max, sizeof(max));
-		if (!over) {
-			log_event(d, TIERD_LOG_INFO, "within-budget", cg->path, cg->policy, (int)t, 0,
-				  "cgroup %s is back within its tier %zu budget: holds %s, max %s (policy %s)",
-				  cg->path, t, used, max, cg->policy);
-			continue;
-		}
-		tierd_format_bytes(ts->over_bytes, over_s, sizeof(over_s));
-		if (!describe_budget_plan(rep, c, t, plan, sizeof(plan)) && t + 1 < rep->topo.nr_tiers)
-			snprintf(plan, sizeof(plan), "; nothing planned: no migration budget or room below");
-		log_event(d, TIERD_LOG_WARNING, "over-budget", cg->path, cg->policy, (int)t,
-			  ts->over_bytes,
-			  "cgroup %s is over its tier %zu budget by %s: holds %s, max %s (policy %s)%s",
-			  cg->path, t, over_s, used, max, cg->policy, plan);
-	}
-}
-
-static int cmp_seen(const void *a, const void *b)
-{
-	return strcmp(((const struct tierd_seen *)a)->path, ((const struct tierd_seen *)b)->path);
-}
-
-/* Logs what changed since the last tick, then remembers this one. */
+/* Logs what changed since the last tick (the change journal). */
 static int log_changes(struct tierd_daemon *d, const struct tierd_report *rep,
 		       const struct tierd_observation *obs)
 {
-	size_t nr = rep->nr_cgroups + obs->nr_conflicts + obs->nr_errors;
-	struct tierd_seen *next = calloc(nr + 1, sizeof(*next));
-	size_t n = 0;
+	struct tierd_journal_events ev = { 0 };
+	int r = tierd_journal_update(&d->journal, rep, obs, &ev);
 
-	if (!next)
-		return -ENOMEM;
-	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
-		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, cg->path);
-		struct tierd_seen *s = &next[n++];
+	for (size_t i = 0; i < ev.nr; i++) {
+		const struct tierd_journal_event *e = &ev.items[i];
 
-		snprintf(s->path, sizeof(s->path), "%s", cg->path);
-		snprintf(s->policy, sizeof(s->policy), "%s", cg->policy);
-		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
-			if (cg->standing.tiers[t].over_bytes)
-				s->over_tiers |= 1u << t;
-		if (old && old->unreadable)
-			log_event(d, TIERD_LOG_INFO, "cgroup-readable", cg->path, cg->policy, -1, 0,
-				  "cgroup %s can be read again", cg->path);
-		if (!old || old->conflict || strcmp(old->policy, cg->policy) != 0)
-			log_event(d, TIERD_LOG_INFO, "cgroup-managed", cg->path, cg->policy, -1, 0,
-				  "cgroup %s is managed by policy %s (strategy %s, %s)", cg->path,
-				  cg->policy, tierd_strategy_name(cg->strategy),
-				  cg->sharing == TIERD_SHARING_POOL ? "pool" : "island");
-		log_budget_change(d, rep, c, old && !old->conflict ? old->over_tiers : 0);
+		tierd_log_ev(&d->log, e->level, e->event, e->cgroup, e->policy[0] ? e->policy : NULL,
+			     e->tier, e->bytes, "%s", e->message);
 	}
-	for (size_t i = 0; i < obs->nr_conflicts; i++) {
-		const struct tierd_conflict *cf = &obs->conflicts[i];
-		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, cf->path);
-		struct tierd_seen *s = &next[n++];
-
-		snprintf(s->path, sizeof(s->path), "%s", cf->path);
-		s->conflict = true;
-		if (!old || !old->conflict)
-			log_event(d, TIERD_LOG_ERR, "policy-conflict", cf->path, NULL, -1, 0,
-				  "cgroup %s left unmanaged: policies \"%s\" (%s) and \"%s\" (%s) both match it with priority %d; give one a higher priority",
-				  cf->path, cf->a->name, cf->a->file, cf->b->name, cf->b->file,
-				  cf->a->priority);
-	}
-	/* A cgroup unreadable this tick keeps what was logged of it: no
-	 * dropped/managed pair for one bad read. */
-	for (size_t i = 0; i < obs->nr_errors; i++) {
-		const struct tierd_unreadable *u = &obs->errors[i];
-		const struct tierd_seen *old = find_seen(d->seen, d->nr_seen, u->path);
-		struct tierd_seen *s = &next[n++];
-
-		if (old) {
-			*s = *old;
-		} else {
-			memset(s, 0, sizeof(*s));
-			snprintf(s->path, sizeof(s->path), "%s", u->path);
-		}
-		if (!s->unreadable)
-			log_event(d, TIERD_LOG_WARNING, "cgroup-unreadable", u->path, NULL, -1, 0,
-				  "cgroup %s skipped until its files can be read: %s", u->path, u->why);
-		s->unreadable = true;
-	}
-	qsort(next, n, sizeof(*next), cmp_seen);
-	for (size_t i = 0; i < d->nr_seen; i++) {
-		if (d->seen[i].conflict || find_seen(next, n, d->seen[i].path))
-			continue;
-		log_event(d, TIERD_LOG_INFO, "cgroup-dropped", d->seen[i].path,
-			  d->seen[i].policy[0] ? d->seen[i].policy : NULL, -1, 0,
-			  "cgroup %s is no longer managed: it went away or no policy matches it",
-			  d->seen[i].path);
-	}
-	free(d->seen);
-	d->seen = next;
-	d->nr_seen = n;
-	return 0;
+	tierd_journal_events_free(&ev);
+	return r;
 }
 
 /* Writes text (formatted with result r) to path, logging only when writing
@@ -559,7 +407,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 			     struct tierd_feedback *fb, struct tierd_bpf_cgroup_counts *counts,
 			     bool *sampled)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	bool have_hot;
 	int r;
 
@@ -593,7 +441,8 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 	}
 }
 
-int tierd_daemon_tick(struct tierd_daemon *d)
+/* One tick; on failure *ret_step says which step failed. */
+static int tick(struct tierd_daemon *d, const char **ret_step)
 {
 	uint64_t start = now_usec(CLOCK_MONOTONIC);
 	uint64_t cpu_start = now_usec(CLOCK_PROCESS_CPUTIME_ID), engine_usec, engine_cpu_usec;
@@ -609,7 +458,7 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	struct tierd_actuation act;
 	struct tierd_plan plan;
 	struct tierd_report rep;
-	char err[ERR_MAX] = "", status[256];
+	char err[TIERD_ERR_MAX] = "", status[256];
 	int r;
 
 	r = tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err));
@@ -622,15 +471,15 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 	if (!d->opts.dry_run)
 		nr_moved = tierd_damon_backend_collect(&d->damon, start, &d->migrations, moved,
 						       &d->log);
+	*ret_step = "listing the cgroups";
 	r = tierd_cgroup_watch_list(&d->cgroups, &d->fs, &listed);
-	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_ERR, "cannot list cgroups under %s: %s", d->fs.mount,
-			  strerror(-r));
+	if (r < 0)
 		return r;
-	}
+	*ret_step = "reading the cgroups";
 	r = tierd_observe(&d->fs, listed, &d->topo, &d->policies, &d->log, &obs);
 	if (r < 0)
 		return r;
+	*ret_step = "allocating the tick's buffers";
 	if (obs.nr) {
 		fb = calloc(obs.nr, sizeof(*fb));
 		bpf_counts = calloc(obs.nr, sizeof(*bpf_counts));
@@ -649,6 +498,7 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		.nr_cgroups = obs.nr,
 		.cgroups = obs.cgroups,
 	};
+	*ret_step = "the engine's plan";
 	engine_usec = now_usec(CLOCK_MONOTONIC);
 	engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID);
 	r = tierd_engine_plan(d->engine, &in, &plan);
@@ -656,12 +506,14 @@ int tierd_daemon_tick(struct tierd_daemon *d)
 		goto out_obs;
 	engine_usec = now_usec(CLOCK_MONOTONIC) - engine_usec;
 	engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) - engine_cpu_usec;
+	*ret_step = "building the report";
 	r = tierd_report_build(&in, &plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
 			       obs.nr_conflicts, &rep);
 	if (r < 0) {
 		tierd_plan_free(&plan);
 		goto out_obs;
 	}
+	*ret_step = "the change journal";
 	r = log_changes(d, &rep, &obs);
 	if (r < 0) {
 		tierd_plan_free(&plan);
@@ -708,6 +560,23 @@ out_obs:
 	return r;
 }
 
+int tierd_daemon_tick(struct tierd_daemon *d)
+{
+	const char *step = "?";
+	int r = tick(d, &step);
+
+	/* Logged when ticks start failing or fail differently, not every
+	 * tick; and once when they succeed again. */
+	if (r < 0 && (r != d->tick_error || step != d->tick_failed_in))
+		tierd_log_errno(&d->log, TIERD_LOG_ERR, r, "tick failed in %s", step);
+	else if (r == 0 && d->tick_error)
+		tierd_log(&d->log, TIERD_LOG_NOTICE, "ticks succeed again (they failed in %s)",
+			  d->tick_failed_in);
+	d->tick_error = r < 0 ? r : 0;
+	d->tick_failed_in = r < 0 ? step : NULL;
+	return r;
+}
+
 static bool same_tiers(const struct tierd_topology *a, const struct tierd_topology *b)
 {
 	if (a->nr_tiers != b->nr_tiers)
@@ -723,7 +592,7 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	struct tierd_policy_set set = { 0 };
 	struct tierd_topology topo;
 	struct tierd_config cfg;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
@@ -743,22 +612,21 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	d->log.level = cfg.log_level;
 	if (!same_tiers(&d->topo, &topo)) {
 		/* Logged over-budget states name tiers that changed meaning. */
-		for (size_t i = 0; i < d->nr_seen; i++)
-			d->seen[i].over_tiers = 0;
+		tierd_journal_forget_budgets(&d->journal);
 	}
 	d->topo = topo;
 	tierd_policy_set_move(&d->policies, &set);
 	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
 	if (d->timer)
 		(void)sd_event_source_set_time_relative(d->timer, d->cfg.tick_usec);
-	log_event(d, TIERD_LOG_INFO, "reload", NULL, NULL, -1, 0,
+	tierd_log_ev(&d->log, TIERD_LOG_INFO, "reload", NULL, NULL, -1, 0,
 		  "reloaded: %zu policies from %s, %zu tiers", d->policies.nr, d->cfg.policy_dir,
 		  d->topo.nr_tiers);
 	(void)sd_notify(0, "READY=1");
 	return 0;
 refused:
 	d->load_errors++;
-	log_event(d, TIERD_LOG_ERR, "reload-refused", NULL, NULL, -1, 0,
+	tierd_log_ev(&d->log, TIERD_LOG_ERR, "reload-refused", NULL, NULL, -1, 0,
 		  "reload refused; the %zu policies loaded before stay in force", d->policies.nr);
 	(void)sd_notify(0, "READY=1");
 	return r;
@@ -771,7 +639,14 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	int r;
 
 	(void)usec;
-	(void)tierd_daemon_tick(d);
+	r = tierd_daemon_tick(d);
+	if (r < 0 && !d->ready) {
+		/* Nothing to be ready with: say why to systemd and exit,
+		 * rather than leave it to time the start out in silence. */
+		(void)sd_notifyf(0, "STATUS=first tick failed in %s: %s\nERRNO=%d",
+				 d->tick_failed_in, strerror(-r), -r);
+		return sd_event_exit(sd_event_source_get_event(s), r);
+	}
 	/* A time source fires once; re-arm it for the next tick. */
 	r = sd_event_source_set_time_relative(s, d->cfg.tick_usec);
 	if (r < 0)
@@ -848,7 +723,7 @@ fail:
 
 void tierd_daemon_free(struct tierd_daemon *d)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 
 	d->bpf_source = sd_event_source_unref(d->bpf_source);
 	tierd_bpf_backend_stop(&d->bpf);
@@ -871,7 +746,5 @@ void tierd_daemon_free(struct tierd_daemon *d)
 	tierd_report_free(&d->last_report);
 	tierd_engine_free(d->engine);
 	d->engine = NULL;
-	free(d->seen);
-	d->seen = NULL;
-	d->nr_seen = 0;
+	tierd_journal_free(&d->journal);
 }

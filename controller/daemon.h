@@ -15,6 +15,7 @@
 #include "cgroupfs.h"
 #include "damon_backend.h"
 #include "hotness_read.h"
+#include "journal.h"
 #include "kpagecgroup.h"
 #include "ksettings.h"
 #include "log.h"
@@ -36,15 +37,6 @@ struct tierd_options {
 	bool once;
 	bool dry_run;
 	bool read_only;            /* tierctl --live: no metrics, no state file */
-};
-
-/* Per cgroup, what the last tick logged, so only changes are logged. */
-struct tierd_seen {
-	char path[TIERD_CGROUP_PATH_MAX];
-	char policy[TIERD_NAME_MAX];
-	uint32_t over_tiers;       /* bit t: over its max on tier t */
-	bool conflict;
-	bool unreadable;           /* its files could not be used last tick */
 };
 
 struct tierd_daemon {
@@ -77,8 +69,11 @@ struct tierd_daemon {
 	sd_event_source *timer;
 	bool ready;
 
-	size_t nr_seen;
-	struct tierd_seen *seen;
+	struct tierd_journal journal;  /* what was said of each cgroup */
+	/* The last tick's failure, logged when it starts or changes: 0 or
+	 * its -errno, and the step that failed. */
+	int tick_error;
+	const char *tick_failed_in;
 	bool metrics_failing, state_failing, free_failing;
 
 	uint64_t ticks;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "damon.h"
 #include "fsread.h"
 #include "kparse.h"

@@ -1,11 +1,11 @@
-/* The DAMON kdamond lifecycle through sysfs (kernel-interfaces.md §1), under
+/* The DAMON kdamond lifecycle through sysfs (docs/kernel.md §1), under
  * a root prefix so unit tests can point it at a fixture tree.
  *
  * tierd owns only the kdamonds it created: when nr_kdamonds is already > 0
  * some other user (damo, a DAMON module, the machine's infrastructure) runs
  * DAMON, and tierd leaves it alone (-EBUSY, degraded mode).
  *
- * 6.12 facts this code is built around (vm-lab.md "DAMON sysfs"):
+ * 6.12 facts this code is built around (docs/kernel.md §1, §1.1):
  *  - only one context per kdamond, so each context of a spec gets its own
  *    kdamond (kdamond K <-> spec context K);
  *  - writing an nr_* file re-creates its children with defaults, so every

@@ -9,13 +9,6 @@
 #include "../policy/units.h"
 #include "../policy/util.h"
 
-#define ERR_MAX 1024
-
-/* A DAMON event: TIERD_EVENT only. */
-#define log_event(log, level, event_, ...)                                      \
-	tierd_log_event(log, level,                                            \
-			&(const struct tierd_event){ .event = (event_), .tier = -1 }, \
-			__VA_ARGS__)
 
 static void set_mode(struct tierd_damon_backend *b, enum tierd_damon_mode mode, const char *why)
 {
@@ -85,24 +78,24 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
  * mean degraded mode for good. */
 static void start_kdamonds(struct tierd_damon_backend *b, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r = tierd_damon_start(b->root, b->spec, &b->kd, err, sizeof(err));
 
 	b->start_pending = r == -EAGAIN;
 	if (r == -EBUSY) {
 		set_mode(b, TIERD_DAMON_DEGRADED, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-degraded", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0, "DAMON not used: %s", err);
 	} else if (r == -EAGAIN) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-failed", NULL, NULL, -1, 0,
 			  "DAMON not started yet, trying again next tick: %s", err);
 	} else if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: %s", err);
 	} else {
 		set_mode(b, TIERD_DAMON_RUNNING, NULL);
 		b->state.nr_kdamonds = b->kd.nr_kdamonds;
-		log_event(log, TIERD_LOG_INFO, "damon-started",
+		tierd_log_ev(log, TIERD_LOG_INFO, "damon-started", NULL, NULL, -1, 0,
 			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
 			  b->kd.nr_kdamonds);
 	}
@@ -111,7 +104,7 @@ static void start_kdamonds(struct tierd_damon_backend *b, const struct tierd_log
 void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			       const struct tierd_topology *topo, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	memset(b, 0, sizeof(*b));
@@ -127,7 +120,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 				 : !b->features.op_paddr ? "DAMON has no paddr operations (CONFIG_DAMON_PADDR)"
 							  : "DAMOS has no target_nid (migrate_hot/migrate_cold need Linux 6.11+)");
 		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_ABSENT, err);
-		log_event(log, TIERD_LOG_WARNING, "damon-unavailable",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-unavailable", NULL, NULL, -1, 0,
 			  "DAMON not used: %s; tierd runs without DAMON monitoring and DAMOS migrations",
 			  err);
 		return;
@@ -137,7 +130,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 	b->slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(*b->slot_cgroup_id));
 	if (!b->spec || !b->batch || !b->slot_cgroup_id) {
 		set_mode(b, TIERD_DAMON_FAILED, "out of memory");
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: out of memory");
 		return;
 	}
 	r = read_layout(root, topo, &b->layout, err, sizeof(err));
@@ -146,7 +139,7 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 				      sizeof(err));
 	if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		log_event(log, TIERD_LOG_ERR, "damon-failed", "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: %s", err);
 		return;
 	}
 	start_kdamonds(b, log);
@@ -173,7 +166,7 @@ static void drop_slots(struct tierd_damos_batch *batch, uint64_t *cgroup_ids, si
 static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 		    const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
@@ -187,11 +180,11 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 	}
 	b->state.kdamond_restarts++;
 	if (r < 0)
-		log_event(log, TIERD_LOG_ERR, "kdamond-restart-failed",
+		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-restart-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s and could not be turned on again: %s", k,
 			  k, why, err);
 	else
-		log_event(log, TIERD_LOG_WARNING, "kdamond-restarted",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "kdamond-restarted", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
 }
 
@@ -201,13 +194,13 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
  * overshot by what the old schemes moved meanwhile). */
 static void quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	b->spec->contexts[k].nr_schemes = 1;
 	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, err, sizeof(err));
 	if (r < 0)
-		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): removing last tick's migrations: %s", k, k,
 			  err);
 }
@@ -238,20 +231,20 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 	const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 	struct tierd_damon_tried_region *tried = NULL;
 	struct tierd_region *regions = NULL;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int n;
 
 	tried = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*tried));
 	regions = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*regions));
 	if (!tried || !regions) {
-		log_event(log, TIERD_LOG_ERR, "damon-read-failed",
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-read-failed", NULL, NULL, -1, 0,
 			  "DAMON: tier %zu regions not read: out of memory", k);
 		goto out;
 	}
 	n = tierd_damon_read_tried_regions(&b->kd, k, TIERD_DAMON_STAT_SCHEME, tried,
 					   TIERD_DAMON_READ_REGIONS, err, sizeof(err));
 	if (n < 0) {
-		log_event(log, TIERD_LOG_WARNING, "damon-read-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
 			  "DAMON: tier %zu regions not read, last reading kept: %s", k, err);
 		goto out;
 	}
@@ -282,7 +275,7 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		      struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
 	struct tierd_damon_scheme_stats st[TIERD_DAMON_MAX_SCHEMES];
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved = 0;
 
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
@@ -291,7 +284,7 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		if (ctx->nr_schemes <= 1)
 			continue;
 		if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
-			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
 			continue;
 		}
 		for (size_t i = 0; i < b->batch->nr_slots; i++) {
@@ -328,7 +321,7 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 				   struct tierd_migration_stats *stats,
 				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved;
 
 	if (b->start_pending)
@@ -339,7 +332,7 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 		bool on = false;
 
 		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
-			log_event(log, TIERD_LOG_WARNING, "damon-read-failed", "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
 			continue;
 		}
 		if (!on)
@@ -373,7 +366,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 {
 	struct tierd_damon_spec *next = NULL;
 	struct tierd_damos_batch *batch = NULL;
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (b->state.damon != TIERD_DAMON_RUNNING)
@@ -381,7 +374,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	next = calloc(1, sizeof(*next));
 	batch = calloc(1, sizeof(*batch));
 	if (!next || !batch) {
-		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0, "DAMON: out of memory");
 		goto out;
 	}
 	for (size_t t = 0; t < b->layout.nr_tiers; t++) {
@@ -391,7 +384,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, err,
 			      sizeof(err));
 	if (r < 0) {
-		log_event(log, TIERD_LOG_ERR, "damon-commit-failed", "DAMON: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
 		goto out;
 	}
 	if (batch->nr_deferred)
@@ -406,7 +399,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 			continue;
 		/* A rejected commit (6.12) stops the kdamond: collect turns it
 		 * on again next tick with the stat scheme alone. */
-		log_event(log, TIERD_LOG_WARNING, "damon-commit-failed",
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
 		next->contexts[k].nr_schemes = 1;
 		drop_slots(batch, NULL, k);
@@ -431,14 +424,14 @@ out:
 
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log)
 {
-	char err[ERR_MAX] = "";
+	char err[TIERD_ERR_MAX] = "";
 
 	if (b->state.damon == TIERD_DAMON_RUNNING) {
 		if (tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
-			log_event(log, TIERD_LOG_WARNING, "damon-stop-failed",
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-stop-failed", NULL, NULL, -1, 0,
 				  "DAMON: stopping tierd's kdamonds: %s", err);
 		else
-			log_event(log, TIERD_LOG_INFO, "damon-stopped",
+			tierd_log_ev(log, TIERD_LOG_INFO, "damon-stopped", NULL, NULL, -1, 0,
 				  "DAMON: tierd's kdamonds turned off and removed");
 	}
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)

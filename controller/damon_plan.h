@@ -1,6 +1,6 @@
 /* From the engine's plan to DAMON's configuration, pure (no I/O): one
  * kdamond per memory tier over the physical ranges of the tier's nodes
- * (Mole §4.2 tier-specific profiling, seeds/000_bbe4f560f9caaec8.txt), each
+ * (Mole §4.2 tier-specific profiling), each
  * with an unfiltered `stat` scheme whose tried regions are tierd's hotness
  * observation, plus this tick's migrations as DAMOS actions.
  *
@@ -33,7 +33,7 @@
 #include "../policy/engine.h"
 #include "../report/migstats.h"
 
-/* DAMON's own defaults (kernel-interfaces.md §1.1): 5 ms sampling, 100 ms
+/* DAMON's own defaults (docs/kernel.md §1.1): 5 ms sampling, 100 ms
  * aggregation, 60 s region update; at least 10, at most 1000 regions. */
 #define TIERD_DAMON_SAMPLE_US 5000u
 #define TIERD_DAMON_AGGR_US 100000u

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "fsread.h"
 #include "../policy/util.h"
 

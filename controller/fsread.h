@@ -1,6 +1,6 @@
 /* Reading kernel files whole: sysfs, procfs and cgroupfs files are
  * regenerated on each read from offset 0, and memory.stat/numa_stat pass
- * 4 KiB (kernel-interfaces.md §7.2), so the buffer grows as needed. */
+ * 4 KiB (docs/kernel.md §6), so the buffer grows as needed. */
 #ifndef TIERD_FSREAD_H
 #define TIERD_FSREAD_H
 

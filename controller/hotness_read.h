@@ -2,7 +2,7 @@
  * backend's per-tier readings split by page owner (/proc/kpagecgroup and
  * policy/attribution.h). A cgroup is attributed the pages charged to its
  * own memcg: DAMOS memcg filters on 6.12 act on that exact memcg, not its
- * descendants (kernel-interfaces.md §1.5), so that is what tierd can move. */
+ * descendants (docs/kernel.md §1.5), so that is what tierd can move. */
 #ifndef TIERD_HOTNESS_READ_H
 #define TIERD_HOTNESS_READ_H
 

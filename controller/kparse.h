@@ -3,7 +3,7 @@
  * single numbers (HMAT figures) and /proc/self/mountinfo.
  * Pure: they take the bytes already read and fill plain structs, so they are
  * tested on exact inputs. Unknown keys are ignored (the kernel adds keys in
- * the middle: kernel-interfaces.md §2.1). A malformed line makes the parser
+ * the middle: docs/kernel.md §2.1). A malformed line makes the parser
  * return -EINVAL with *ret_line set to its 1-based number; outputs are then
  * unspecified. A NUL inside the text is malformed. */
 #ifndef TIERD_KPARSE_H

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "fsread.h"
 #include "kparse.h"
 #include "ksettings.h"

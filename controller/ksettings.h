@@ -8,7 +8,7 @@
  * "true"/"false" for demotion_enabled, decimal numbers for the sysctls.
  * tierd writes only canonical values (no sign, no leading zero, no
  * newline), so "the value already there" is a plain string comparison.
- * 6.12 facts (kernel-interfaces.md §3.2, §4; vm-lab.md): demotion_enabled
+ * 6.12 facts (docs/kernel.md §3.2, §4; docs/vm.md): demotion_enabled
  * reads "false" at boot, numa_balancing 1, the promote rate limit 65536. */
 #ifndef TIERD_KSETTINGS_H
 #define TIERD_KSETTINGS_H
@@ -23,7 +23,7 @@
 #define TIERD_KSETTING_VALUE_MAX 32
 
 /* Largest numa_balancing tierd writes: a bitmask of NUMA_BALANCING_NORMAL
- * (1) and NUMA_BALANCING_MEMORY_TIERING (2), kernel-interfaces.md §4.1.
+ * (1) and NUMA_BALANCING_MEMORY_TIERING (2), docs/kernel.md §4.1.
  * 6.12 also takes 4 (its range is 0..SYSCTL_FOUR; seen in the VM), a value
  * without a meaning. */
 #define TIERD_KSETTING_NUMA_BALANCING_MAX 3

@@ -139,3 +139,18 @@ void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
 	}
 	tierd_log_fields(log, level, fields, n, "%s", msg);
 }
+
+int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
+		    const char *fmt, ...)
+{
+	char msg[LOG_MSG_MAX];
+	va_list ap;
+
+	if (level > log->level)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tierd_log(log, level, "%s: %s", msg, strerror(-r));
+	return r;
+}

@@ -35,6 +35,15 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 
 #define tierd_log(log, level, ...) tierd_log_fields(log, level, NULL, 0, __VA_ARGS__)
 
+/* Room for one error message with its cause ("path: what went wrong"). */
+#define TIERD_ERR_MAX 1024
+
+/* Logs "message: strerror(-r)" and returns r (a negative errno), so an
+ * error is reported where it is handled and passed on in one statement,
+ * as systemd's log_error_errno does. */
+int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* The structured fields of an event: TIERD_EVENT always; TIERD_CGROUP and
  * TIERD_POLICY when set; TIERD_TIER when tier >= 0; TIERD_BYTES with a tier
  * or when has_bytes. */
@@ -50,5 +59,16 @@ struct tierd_event {
 void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
 		     const struct tierd_event *ev, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* An event with the fields it has: the cgroup and policy when not NULL, the
+ * tier and its bytes when tier >= 0. */
+#define tierd_log_ev(log, level, event_, cgroup_, policy_, tier_, bytes_, ...)   \
+	tierd_log_event(log, level,                                            \
+			&(const struct tierd_event){ .event = (event_),          \
+						     .cgroup = (cgroup_),        \
+						     .policy = (policy_),        \
+						     .tier = (tier_),            \
+						     .bytes = (bytes_) },        \
+			__VA_ARGS__)
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "metrics.h"
 #include "../policy/units.h"
 #include "../policy/util.h"

@@ -13,7 +13,7 @@
 #include "../policy/util.h"
 
 /* Pre-filled in status[]: neither a node id nor a -errno the kernel writes,
- * so an entry still holding it was not written (kernel-interfaces.md §5.1). */
+ * so an entry still holding it was not written (docs/kernel.md §5.1). */
 #define STATUS_UNWRITTEN INT_MIN
 /* Query mode takes no flags; moves take MPOL_MF_MOVE (not _ALL: shared
  * pages stay, and _ALL would need CAP_SYS_NICE). */

@@ -1,7 +1,7 @@
 /* Moving pages of another process to one node with move_pages(2), in large
- * batches, and telling exactly what moved (kernel-interfaces.md §5.1).
+ * batches, and telling exactly what moved (docs/kernel.md §5.1).
  *
- * 6.12 facts this code is built around (vm-lab.md; the THP cases as seen
+ * 6.12 facts this code is built around (docs/vm.md; the THP cases as seen
  * by tests/vm/scenarios/movepages.sh):
  *  - every call drains the per-CPU LRU caches of all CPUs, so pages go in
  *    batches of TIERD_MOVE_PAGES_BATCH, one call each, not one per page;

@@ -1,5 +1,5 @@
 /* Physical address ranges of a NUMA node, from its memory blocks in sysfs
- * (kernel-interfaces.md §1: paddr DAMON targets need them written
+ * (docs/kernel.md §1: paddr DAMON targets need them written
  * explicitly). Node N's blocks are the `memoryX` entries of
  * /sys/devices/system/node/nodeN/ (symlinks to ../../memory/memoryX on a
  * real system; plain directories are accepted too, as in the fixtures);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd_util.h"
 #include "reclaim.h"
 #include "../policy/util.h"
 

@@ -1,6 +1,6 @@
 /* Proactive reclaim of one cgroup through its cgroup v2 memory.reclaim file
- * (kernel-interfaces.md §2.3). With demotion_enabled=true the kernel
- * demotes instead of evicting (6.12, vm-lab.md): one pass moves pages
+ * (docs/kernel.md §2.3). With demotion_enabled=true the kernel
+ * demotes instead of evicting (6.12, docs/vm.md): one pass moves pages
  * N0->N1->N2->N3 a hop at a time and counts every hop as reclaimed, so the
  * bytes asked for are not the bytes that leave the top tier. Callers
  * measure what moved in memory.numa_stat, before and after. */

@@ -1,7 +1,7 @@
 /* What the two baseline strategies (linux, autotiering) share: promotion
  * with or without fallback, watermark demotion of the coldest regions, and
  * the counters the simulator reports failure rates from (Mole §3.1,
- * 000_bbe4f560f9caaec8.txt). Pure: no I/O, no clock, no globals. */
+ * the Mole paper). Pure: no I/O, no clock, no globals. */
 #ifndef TIERD_BASELINE_UTIL_H
 #define TIERD_BASELINE_UTIL_H
 

@@ -241,7 +241,7 @@ static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t 
 
 /* Budget enforcement: bytes over a tier's max go to the tiers below, the
  * lowest first, within what each can take: staging demotion (Mole §4.5.1,
- * seeds/000_bbe4f560f9caaec8.txt) keeps the intermediate tiers free for
+ * the Mole paper) keeps the intermediate tiers free for
  * promotions; a tier without room sends the rest one tier up. */
 static int enforce_budgets(struct tick *tk)
 {
@@ -338,7 +338,6 @@ static int get_state(struct tierd_engine *e, uint64_t id, const struct tierd_pol
 		     struct cgroup_state **ret)
 {
 	struct cgroup_state *s = find_state(e, id);
-	char err[256];
 
 	if (!s) {
 		size_t pos = 0;
@@ -376,7 +375,7 @@ static int get_state(struct tierd_engine *e, uint64_t id, const struct tierd_pol
 	}
 	s->ops = tierd_strategy_get(p->strategy);
 	if (s->ops) {
-		s->error = s->ops->init(p->strategy_params_json, &s->state, err, sizeof(err));
+		s->error = s->ops->init(p->strategy_params, &s->state);
 		if (s->error == -ENOMEM) {
 			/* Not a verdict on the params: try again next tick. */
 			state_reset(s);

@@ -145,7 +145,7 @@ void tierd_engine_profile(const struct tierd_engine *e, uint64_t cgroup_id,
 const void *tierd_engine_strategy_state(const struct tierd_engine *e, uint64_t cgroup_id,
 					enum tierd_strategy *ret_strategy);
 
-/* Pool mode (HMM-V §3.4, 002_ec934865f0d1cdcc.txt): the fast tier shared by
+/* Pool mode (HMM-V §3.4): the fast tier shared by
  * measured need. Each member i starts from initial[i]; it keeps at least
  * floor_pmy of it; above the floors, the pool (sum of initial shares) goes to
  * need[i], scaled down in proportion when needs exceed it. Writes share[]. */

@@ -1,4 +1,4 @@
-/* HMM-V's page-degree sort (HMM-V §3.3, 002_ec934865f0d1cdcc.txt): the
+/* HMM-V's page-degree sort (HMM-V §3.3): the
  * page-degree is an integer of finite range, so one counting pass over the
  * pages orders them, O(n + buckets), no comparisons. Pure. */
 #ifndef TIERD_HMMV_BUCKET_H

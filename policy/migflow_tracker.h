@@ -1,4 +1,4 @@
-/* MigFlow's 2Q allocation tracker (001_8af4204f8db18981.txt, "Kernel module":
+/* MigFlow's 2Q allocation tracker ("Kernel module":
  * ktrackd keeps every newly faulted page in a burst queue, then a grace
  * queue, and reports whether it cooled down), over DAMON-like regions.
  *

@@ -1,4 +1,4 @@
-/* Mole's hotness histogram (Mole §4.4 and §5, 000_bbe4f560f9caaec8.txt):
+/* Mole's hotness histogram (Mole §4.4 and §5):
  * time intervals (reaccess intervals and unaccessed durations, shorter is
  * hotter) quantised into 32 buckets by a segmented scale, pages counted per
  * bucket per tier, and per-tier thresholds found by walking the buckets from

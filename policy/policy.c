@@ -22,6 +22,8 @@ void tierd_policy_free(struct tierd_policy *p)
 {
 	free(p->strategy_params_json);
 	p->strategy_params_json = NULL;
+	free(p->strategy_params);
+	p->strategy_params = NULL;
 }
 
 void tierd_policy_set_free(struct tierd_policy_set *set)

@@ -1,6 +1,7 @@
 /* The policy model: what operators write in /etc/tierd/policies.d/NAME.json and
- * /etc/tierd/tierd.json, as plain structs. Parsing lives in policy_json.c;
- * nothing else sees json-c. See tierd-policy(5) and tierd.json(5). */
+ * /etc/tierd/tierd.json, as plain structs. Reading them (with json-c) is
+ * the configuration loader's, config/; nothing in policy/ sees json-c. See
+ * tierd-policy(5) and tierd.json(5). */
 #ifndef TIERD_POLICY_H
 #define TIERD_POLICY_H
 
@@ -87,6 +88,8 @@ struct tierd_migration_budget {
 #define TIERD_SAMPLING_DEFAULT_RATE 2000
 #define TIERD_SAMPLING_DEFAULT_BURST 500
 
+struct tierd_strategy_params;
+
 struct tierd_policy {
 	char name[TIERD_NAME_MAX];
 	char file[TIERD_FILE_PATH_MAX];
@@ -97,6 +100,9 @@ struct tierd_policy {
 	struct tierd_tier_budget tiers[TIERD_MAX_TIERS];
 	enum tierd_strategy strategy;
 	char *strategy_params_json;  /* the "params" object, re-serialised; owned */
+	/* The same, read once by the loader into the strategy's typed params
+	 * (policy/strategy_params.h); owned; NULL: the strategy's defaults. */
+	struct tierd_strategy_params *strategy_params;
 	bool has_migration_budget;
 	struct tierd_migration_budget migration_budget;
 	enum tierd_sharing sharing;
@@ -174,7 +180,7 @@ const char *tierd_numa_balancing_name(enum tierd_numa_balancing n);
 #define TIERD_DEFAULT_STATE_FILE "/run/tierd/state.json"
 /* One second: numa_stat is rstat-flushed on read and cheap at this rate. */
 #define TIERD_DEFAULT_TICK_USEC (1 * 1000000ull)
-/* MigFlow's migration budget, "800 MB / 10 s" (001_8af4204f8db18981.txt, overview of daemon/). */
+/* MigFlow's migration budget, "800 MB / 10 s" (the MigFlow README, overview of daemon/). */
 #define TIERD_DEFAULT_MIGRATION_BYTES (800ull << 20)
 #define TIERD_DEFAULT_MIGRATION_PERIOD_USEC (10 * 1000000ull)
 /* Below 10 ms a tick would cost more than it observes. */

@@ -82,7 +82,7 @@ struct tierd_psi {
 };
 
 /* memory.stat keys tierd reads; X(name, field). Counts are pages for the
- * pg* and numa_* events (kernel-interfaces.md §2.1), bytes otherwise. */
+ * pg* and numa_* events (docs/kernel.md §2.1), bytes otherwise. */
 #define TIERD_MEMSTAT_KEYS(X)                                                  \
 	X("anon", anon)                                                        \
 	X("file", file)                                                        \

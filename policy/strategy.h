@@ -1,5 +1,5 @@
 /* Pluggable tiering strategies, sched_ext style: each is an ops table the
- * engine calls per cgroup (init with the policy's params, observe the tick's
+ * engine calls per cgroup (init with the policy's typed params, observe the tick's
  * hotness, plan actions, free). A strategy proposes; the engine disposes:
  * it clips every action to the migration budgets, the cgroup's tier shares
  * and the free bytes of the destination tier. Pure: no I/O, no clock reads,
@@ -15,6 +15,8 @@
 #include "policy.h"
 
 #define TIERD_SHARE_NONE UINT64_MAX /* no cap on a tier */
+
+struct tierd_strategy_params;
 
 struct tierd_strategy_input {
 	uint64_t now_usec;
@@ -44,10 +46,10 @@ void tierd_action_list_free(struct tierd_action_list *l);
 
 struct tierd_strategy_ops {
 	const char *name;
-	/* Validates the policy's params (JSON text, NULL for none) and creates
-	 * the state. On a bad parameter returns -EINVAL with err "key: expected
-	 * ..., got ..."; -ENOMEM. */
-	int (*init)(const char *params_json, void **ret_state, char *err, size_t err_size);
+	/* Creates the state from the policy's typed params, as the
+	 * configuration loader read and checked them (NULL: the strategy's
+	 * defaults). -EINVAL when they are another strategy's; -ENOMEM. */
+	int (*init)(const struct tierd_strategy_params *params, void **ret_state);
 	/* Sampling interval it wants per tier (Mole's tier-specific profiling
 	 * periods), in usec; leaves 0 where it has no preference. May be NULL. */
 	void (*profile)(void *state, const struct tierd_topology *topo, uint64_t *interval_usec);

@@ -1,7 +1,7 @@
 /* The "autotiering" strategy: a baseline of the greedy promotion and
  * stepwise demotion of AutoTiering (Kim et al., ATC'21) and MTM, in the form
  * Mole describes and measures them (Mole §1, §2.2.2, §3.1,
- * 000_bbe4f560f9caaec8.txt).
+ * the Mole paper).
  *
  * Greedy promotion: a hot page or region on a lower tier first tries the top
  * tier; what the top tier cannot take falls back tier by tier downward, to
@@ -35,8 +35,6 @@
  * on), where a hint fault, one observed access, is what promotes a page: one
  * access seen in the window makes a region hot. */
 #define AUTOTIERING_HOT_ACCESSES 1u
-#define AUTOTIERING_HOT_ACCESSES_MIN 1u    /* 0 would call untouched memory hot */
-#define AUTOTIERING_HOT_ACCESSES_MAX UINT32_MAX
 /* Mole §1 describes the trigger only as "a predefined watermark". AutoTiering
  * takes a node as a migration target only while it stays above its high
  * watermark (migrate_balanced_pgdat() on high_wmark_pages(), Sys-KU/AutoTiering
@@ -44,7 +42,7 @@
  * WMARK_MIN + 2 x watermark_scale_factor (0.1% by default) of the node, 0.2%
  * leaving out WMARK_MIN (0.04% on a 96 GiB node). */
 #define AUTOTIERING_WATERMARK_PMY 20u
-/* AutoNUMA's scan_period_min_ms default 1000 (kernel-interfaces.md §4.2),
+/* AutoNUMA's scan_period_min_ms default 1000 (docs/kernel.md §4.2),
  * on which AutoTiering builds, for every tier alike. */
 #define AUTOTIERING_SCAN_PERIOD_USEC TIERD_USEC_PER_SEC
 
@@ -56,35 +54,24 @@ struct autotiering_state {
 	struct tierd_baseline_scratch scratch;
 };
 
-static int parse_params(struct autotiering_state *s, const char *params_json, char *err,
-			size_t err_size)
+void tierd_autotiering_params_default(struct tierd_autotiering_params *p)
 {
-	const struct tierd_param params[] = {
-		{ .key = "hot_accesses", .kind = TIERD_PARAM_UINT,
-		  .expected = "an integer from 1 to 4294967295",
-		  .min = AUTOTIERING_HOT_ACCESSES_MIN, .max = AUTOTIERING_HOT_ACCESSES_MAX,
-		  .value = &s->hot_accesses },
-		{ .key = "watermark", .kind = TIERD_PARAM_PERCENT,
-		  .expected = "a percentage of the tier's capacity such as \"0.2%\"",
-		  .max = TIERD_PMY_ONE, .value = &s->watermark_pmy },
-	};
-
-	s->hot_accesses = AUTOTIERING_HOT_ACCESSES;
-	s->watermark_pmy = AUTOTIERING_WATERMARK_PMY;
-	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+	p->hot_accesses = AUTOTIERING_HOT_ACCESSES;
+	p->watermark_pmy = AUTOTIERING_WATERMARK_PMY;
 }
 
-static int autotiering_init(const char *params_json, void **ret_state, char *err,
-			    size_t err_size)
+static int autotiering_init(const struct tierd_strategy_params *params, void **ret_state)
 {
-	_cleanup_free_ struct autotiering_state *s = calloc(1, sizeof(*s));
-	int r;
+	struct tierd_autotiering_params p;
+	_cleanup_free_ struct autotiering_state *s = NULL;
 
+	if (tierd_strategy_params_get(params, TIERD_STRATEGY_AUTOTIERING, &p, sizeof(p)) < 0)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	r = parse_params(s, params_json, err, err_size);
-	if (r < 0)
-		return r;
+	s->hot_accesses = p.hot_accesses;
+	s->watermark_pmy = p.watermark_pmy;
 	*ret_state = TIERD_TAKE_PTR(s);
 	return 0;
 }

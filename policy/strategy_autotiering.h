@@ -8,7 +8,16 @@
 
 /* Its counters since init (pages): promotion attempts, those that found
  * tier 0 full and those that fell back to a lower tier, as Mole §3.1
- * (000_bbe4f560f9caaec8.txt) counts them, and the demotion ones. */
+ * (the Mole paper) counts them, and the demotion ones. */
 void tierd_autotiering_stats(const void *state, struct tierd_baseline_stats *ret);
+
+/* AutoTiering's params (tierd-policy(5)); config/strategy_keys.c reads and
+ * checks them. */
+struct tierd_autotiering_params {
+	uint64_t hot_accesses;
+	uint64_t watermark_pmy;
+};
+
+void tierd_autotiering_params_default(struct tierd_autotiering_params *p);
 
 #endif

@@ -1,4 +1,4 @@
-/* HMM-V (002_ec934865f0d1cdcc.txt) as a tierd strategy; see strategy_hmmv.h.
+/* HMM-V as a tierd strategy; see strategy_hmmv.h.
  *
  * Each observe() is one monitoring window: the multi-level queue decides
  * which regions were sampled (the others are in their do-not-disturb time and
@@ -44,36 +44,6 @@
 /* The quiet counter's upper limit, 3 (HMM-V §3.2). */
 #define DEFAULT_QUIET_LIMIT 3u
 
-/* Limits of the params, unsuffixed so the error messages can quote them.
- * Past 1000:1 the lighter kind of access no longer counts. */
-#define WEIGHT_MIN 1
-#define WEIGHT_MAX 1000
-/* A round longer than 64 windows (38 s at 600 ms) outlasts the phases the
- * seed's dynamic hot set benchmark moves through (HMM-V §5.7). */
-#define ROUND_WINDOWS_MIN 1
-#define ROUND_WINDOWS_MAX 64
-/* Level 16 waits 2^15 windows (5.5 h at 600 ms): higher never looks again.
- * Level 0 everywhere turns the queue off. */
-#define MAX_LEVEL_MAX 16
-/* A window or clock shorter than 1 ms is finer than any sampler ticks. */
-#define PERIOD_MIN_USEC TIERD_USEC_PER_MSEC
-/* The counter counts quiet rounds between clock ticks; 64 is an hour of
- * one-minute clocks with tracking off. 0 never turns tracking off. */
-#define QUIET_LIMIT_MAX 64
-#define STR(x) #x
-#define XSTR(x) STR(x)
-#define WEIGHT_EXPECTED "an integer from " XSTR(WEIGHT_MIN) " to " XSTR(WEIGHT_MAX)
-
-struct params {
-	uint64_t read_weight, write_weight;
-	uint64_t round_windows;
-	uint64_t max_level;
-	uint64_t window_usec;
-	uint64_t clock_usec;
-	uint64_t quiet_bytes;
-	uint64_t quiet_limit;
-};
-
 /* What the multi-level queue and the round remember of one region. */
 struct entry {
 	uint64_t start;         /* the region's, the table's sort key */
@@ -92,7 +62,7 @@ struct table {
 };
 
 struct hmmv {
-	struct params p;
+	struct tierd_hmmv_params p;
 	struct table cur, prev; /* this window's regions, the last window's */
 	size_t nr;              /* regions of this window */
 	size_t cap_degree, cap_order, cap_by_start;
@@ -114,45 +84,16 @@ struct hmmv {
 
 /* ---- params ---------------------------------------------------------- */
 
-static int parse_params(const char *params_json, struct params *out, char *err, size_t err_size)
+void tierd_hmmv_params_default(struct tierd_hmmv_params *p)
 {
-	const struct tierd_param params[] = {
-		{ .key = "read_weight", .kind = TIERD_PARAM_UINT, .expected = WEIGHT_EXPECTED,
-		  .min = WEIGHT_MIN, .max = WEIGHT_MAX, .value = &out->read_weight },
-		{ .key = "write_weight", .kind = TIERD_PARAM_UINT, .expected = WEIGHT_EXPECTED,
-		  .min = WEIGHT_MIN, .max = WEIGHT_MAX, .value = &out->write_weight },
-		{ .key = "round_windows", .kind = TIERD_PARAM_UINT,
-		  .expected = "an integer from " XSTR(ROUND_WINDOWS_MIN) " to "
-			      XSTR(ROUND_WINDOWS_MAX),
-		  .min = ROUND_WINDOWS_MIN, .max = ROUND_WINDOWS_MAX, .value = &out->round_windows },
-		{ .key = "max_level", .kind = TIERD_PARAM_UINT,
-		  .expected = "an integer from 0 to " XSTR(MAX_LEVEL_MAX), .max = MAX_LEVEL_MAX,
-		  .value = &out->max_level },
-		{ .key = "monitoring_window", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration of 1ms or more such as \"600ms\"", .min = PERIOD_MIN_USEC,
-		  .max = UINT64_MAX, .value = &out->window_usec },
-		{ .key = "clock_period", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration of 1ms or more such as \"1m\"", .min = PERIOD_MIN_USEC,
-		  .max = UINT64_MAX, .value = &out->clock_usec },
-		{ .key = "quiet_migration", .kind = TIERD_PARAM_SIZE,
-		  .expected = "a size such as \"256M\"", .max = UINT64_MAX,
-		  .value = &out->quiet_bytes },
-		{ .key = "quiet_limit", .kind = TIERD_PARAM_UINT,
-		  .expected = "an integer from 0 to " XSTR(QUIET_LIMIT_MAX), .max = QUIET_LIMIT_MAX,
-		  .value = &out->quiet_limit },
-	};
-
-	*out = (struct params){
-		.read_weight = DEFAULT_READ_WEIGHT,
-		.write_weight = DEFAULT_WRITE_WEIGHT,
-		.round_windows = DEFAULT_ROUND_WINDOWS,
-		.max_level = DEFAULT_MAX_LEVEL,
-		.window_usec = DEFAULT_WINDOW_USEC,
-		.clock_usec = DEFAULT_CLOCK_USEC,
-		.quiet_bytes = DEFAULT_QUIET_BYTES,
-		.quiet_limit = DEFAULT_QUIET_LIMIT,
-	};
-	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+	p->read_weight = DEFAULT_READ_WEIGHT;
+	p->write_weight = DEFAULT_WRITE_WEIGHT;
+	p->round_windows = DEFAULT_ROUND_WINDOWS;
+	p->max_level = DEFAULT_MAX_LEVEL;
+	p->window_usec = DEFAULT_WINDOW_USEC;
+	p->clock_usec = DEFAULT_CLOCK_USEC;
+	p->quiet_bytes = DEFAULT_QUIET_BYTES;
+	p->quiet_limit = DEFAULT_QUIET_LIMIT;
 }
 
 /* ---- region table ---------------------------------------------------- */
@@ -209,7 +150,7 @@ static const size_t *order_by_start(struct hmmv *s, const struct tierd_hotness *
 /* Page-degree of one window: read_weight * reads + write_weight * writes
  * (HMM-V §3.3); a sampler that cannot tell reads from writes reports
  * nr_accesses, counted as reads. It applies to every page of the region. */
-static uint64_t window_degree(const struct params *p, const struct tierd_region *r)
+static uint64_t window_degree(const struct tierd_hmmv_params *p, const struct tierd_region *r)
 {
 	if (r->reads || r->writes)
 		return p->read_weight * r->reads + p->write_weight * r->writes;
@@ -534,15 +475,13 @@ static int hmmv_plan(void *state, const struct tierd_strategy_input *in,
 
 /* ---- ops ------------------------------------------------------------- */
 
-static int hmmv_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+static int hmmv_init(const struct tierd_strategy_params *params, void **ret_state)
 {
+	struct tierd_hmmv_params p;
 	struct hmmv *s;
-	struct params p;
-	int r;
 
-	r = parse_params(params_json, &p, err, err_size);
-	if (r < 0)
-		return r;
+	if (tierd_strategy_params_get(params, TIERD_STRATEGY_HMMV, &p, sizeof(p)) < 0)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

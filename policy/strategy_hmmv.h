@@ -1,4 +1,4 @@
-/* HMM-V (002_ec934865f0d1cdcc.txt) as a tierd strategy: page-degree from
+/* HMM-V as a tierd strategy: page-degree from
  * read:write weighted access counts, a bucket sort, the hot set sized to the
  * cgroup's fast-tier capacity, hot pages in slow tiers exchanged with the
  * coldest pages of the fast tier, a multi-level queue that lets the sampler
@@ -41,5 +41,19 @@ bool tierd_hmmv_should_sample(const void *state, uint64_t start, uint64_t window
 bool tierd_hmmv_tracking_on(const void *state);
 
 void tierd_hmmv_stats(const void *state, struct tierd_hmmv_stats *ret);
+
+/* HMM-V's params (tierd-policy(5)); config/strategy_keys.c reads and checks
+ * them. */
+struct tierd_hmmv_params {
+	uint64_t read_weight, write_weight;  /* §3.3 */
+	uint64_t round_windows;              /* windows summed into a degree, §3.2 */
+	uint64_t max_level;                  /* of the multi-level queue, §5.3 */
+	uint64_t window_usec;                /* monitoring window, §5.3 */
+	uint64_t clock_usec;                 /* clock switch period, §3.2 */
+	uint64_t quiet_bytes;                /* a round moving less is quiet, §3.2 */
+	uint64_t quiet_limit;                /* quiet rounds before tracking stops */
+};
+
+void tierd_hmmv_params_default(struct tierd_hmmv_params *p);
 
 #endif

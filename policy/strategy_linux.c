@@ -1,5 +1,5 @@
 /* The "linux" strategy: a baseline that does what Linux does today with
- * numa_balancing=2 and demotion enabled (docs/kernel-interfaces.md §4, §3.2).
+ * numa_balancing=2 and demotion enabled (docs/kernel.md §4, §3.2).
  *
  * Promotion (NUMA balancing in memory-tiering mode, §4.1): the scanner
  * unmaps slow-tier pages only, and a hint fault on one promotes it to the
@@ -41,14 +41,9 @@
 
 /* debugfs numa_balancing/hot_threshold_ms default 1000 (§4.2). */
 #define LINUX_HOT_THRESHOLD_USEC (1000 * TIERD_USEC_PER_MSEC)
-/* The debugfs knob counts milliseconds; an hour is far beyond the longest
- * scan period (60 s), where "recently faulted" stops meaning anything. */
-#define LINUX_HOT_THRESHOLD_MIN_USEC TIERD_USEC_PER_MSEC
-#define LINUX_HOT_THRESHOLD_MAX_USEC (3600 * TIERD_USEC_PER_SEC)
 /* numa_balancing_promote_rate_limit_MBps default 65536, effectively no
- * limit (§4.2); the sysctl is an unsigned int, 0 allowed. */
+ * limit (§4.2). */
 #define LINUX_PROMOTE_RATE_LIMIT_MBPS 65536u
-#define LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS UINT32_MAX
 #define LINUX_BYTES_PER_MB (1ull << 20) /* MB_TO_PAGES(): MB << (20 - PAGE_SHIFT), MiB */
 /* The rate limit counts candidates per one-second window
  * (numa_promotion_rate_limit, [6.12] kernel/sched/fair.c). */
@@ -102,38 +97,26 @@ static uint64_t rate_limit_bytes(const struct linux_state *s)
 	return s->rate_limit_mbps * LINUX_BYTES_PER_MB;
 }
 
-static int parse_params(struct linux_state *s, const char *params_json, char *err,
-			size_t err_size)
+void tierd_linux_params_default(struct tierd_linux_params *p)
 {
-	const struct tierd_param params[] = {
-		{ .key = "hot_threshold", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 1ms to 1h such as \"1s\"",
-		  .min = LINUX_HOT_THRESHOLD_MIN_USEC, .max = LINUX_HOT_THRESHOLD_MAX_USEC,
-		  .value = &s->hot_threshold_usec },
-		{ .key = "promote_rate_limit", .kind = TIERD_PARAM_UINT,
-		  .expected = "an integer number of MB/s from 0 to 4294967295",
-		  .max = LINUX_PROMOTE_RATE_LIMIT_MAX_MBPS, .value = &s->rate_limit_mbps },
-		{ .key = "watermark", .kind = TIERD_PARAM_PERCENT,
-		  .expected = "a percentage of the tier's capacity such as \"0.3%\"",
-		  .max = TIERD_PMY_ONE, .value = &s->watermark_pmy },
-	};
-
-	s->hot_threshold_usec = LINUX_HOT_THRESHOLD_USEC;
-	s->rate_limit_mbps = LINUX_PROMOTE_RATE_LIMIT_MBPS;
-	s->watermark_pmy = LINUX_WATERMARK_PMY;
-	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+	p->hot_threshold_usec = LINUX_HOT_THRESHOLD_USEC;
+	p->rate_limit_mbps = LINUX_PROMOTE_RATE_LIMIT_MBPS;
+	p->watermark_pmy = LINUX_WATERMARK_PMY;
 }
 
-static int linux_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+static int linux_init(const struct tierd_strategy_params *params, void **ret_state)
 {
-	_cleanup_free_ struct linux_state *s = calloc(1, sizeof(*s));
-	int r;
+	struct tierd_linux_params p;
+	_cleanup_free_ struct linux_state *s = NULL;
 
+	if (tierd_strategy_params_get(params, TIERD_STRATEGY_LINUX, &p, sizeof(p)) < 0)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	r = parse_params(s, params_json, err, err_size);
-	if (r < 0)
-		return r;
+	s->hot_threshold_usec = p.hot_threshold_usec;
+	s->rate_limit_mbps = p.rate_limit_mbps;
+	s->watermark_pmy = p.watermark_pmy;
 	s->threshold_usec = s->hot_threshold_usec;
 	*ret_state = TIERD_TAKE_PTR(s);
 	return 0;

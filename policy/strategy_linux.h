@@ -15,4 +15,14 @@ void tierd_linux_stats(const void *state, struct tierd_baseline_stats *ret);
  * adjusts it against the promotion rate limit. */
 uint64_t tierd_linux_hot_threshold_usec(const void *state);
 
+/* The Linux baseline's params (tierd-policy(5)); config/strategy_keys.c
+ * reads and checks them. */
+struct tierd_linux_params {
+	uint64_t hot_threshold_usec;
+	uint64_t rate_limit_mbps;
+	uint64_t watermark_pmy;
+};
+
+void tierd_linux_params_default(struct tierd_linux_params *p);
+
 #endif

@@ -1,5 +1,5 @@
 /* The "migflow" strategy: MigFlow's three mechanisms over DAMON-like
- * regions (001_8af4204f8db18981.txt, "What is MigFlow?").
+ * regions (the MigFlow README, "What is MigFlow?").
  *
  * Quick demotion: new address space goes through the 2Q tracker
  * (migflow_tracker.h); what cooled right after its allocation burst is moved
@@ -45,43 +45,33 @@
 /* ktrackd's base residence times in the burst and the grace queue:
  * burst_msec = 15000, grace_msec = 2000 in the artifact's module/tracker.c
  * (github.com/dgist-datalab/MigFlow), the 2Q tracker that
- * 001_8af4204f8db18981.txt "Kernel module" describes. ktrackd stretches
+ * the MigFlow README "Kernel module" describes. ktrackd stretches
  * both under burst-access pressure; we keep the base. */
 #define MIGFLOW_BURST_USEC (15 * TIERD_USEC_PER_SEC)
 #define MIGFLOW_GRACE_USEC (2 * TIERD_USEC_PER_SEC)
-/* Past an hour nothing is "right after its allocation" any more, and a
- * phase or horizon that long would not follow the workload. */
-#define MIGFLOW_DURATION_MAX_USEC (3600 * TIERD_USEC_PER_SEC)
-/* A grace window, horizon or phase must span at least a tick's worth of
- * observation to mean anything. */
-#define MIGFLOW_DURATION_MIN_USEC TIERD_USEC_PER_MSEC
 /* Migrating one 4 KiB page: the artifact's measured table (mig_cost in
  * daemon/migration.cc, the "cost-benefit promotion" of
- * 001_8af4204f8db18981.txt "Daemon": copy plus unmap, TLB shootdown and
+ * the MigFlow README "Daemon": copy plus unmap, TLB shootdown and
  * move_pages(2) work) gives 11.6 us from remote DRAM, 19.3 us from local PMEM and 30.1 us
  * from remote PMEM into local DRAM. 20 us is the middle, the common
  * PMEM-to-DRAM promotion. */
 #define MIGFLOW_COST_PER_PAGE_USEC 20u
-#define MIGFLOW_COST_MAX_USEC TIERD_USEC_PER_SEC
 #define MIGFLOW_NSEC_PER_USEC 1000u
 /* The horizon a promotion must pay back in: one phase, after which the
- * daemon decides again (001_8af4204f8db18981.txt, Results: a [Phase] line
+ * daemon decides again (the MigFlow README, Results: a [Phase] line
  * every 10 seconds). */
 #define MIGFLOW_HORIZON_USEC (10 * TIERD_USEC_PER_SEC)
 /* alpha = max(alpha_min, 4 x tier-0 hit ratio), "at least 1.0"
- * (001_8af4204f8db18981.txt, Results, the [Phase] line; Appendix B, -l).
+ * (the MigFlow README, Results, the [Phase] line; Appendix B, -l).
  * Without the dynamic factor (-a 0) the artifact keeps alpha at its base. */
 #define MIGFLOW_ALPHA_BASE 4u
 #define MIGFLOW_ALPHA_MIN_PMY TIERD_PMY_ONE
-/* A penalty of 100 times the migration cost stops every promotion that
- * could matter; the bound only catches a misplaced decimal point. */
-#define MIGFLOW_ALPHA_MIN_MAX 100.0
-/* 800 MB per 10 s (001_8af4204f8db18981.txt, "Daemon": "an 800 MB / 10 s
+/* 800 MB per 10 s (the MigFlow README, "Daemon": "an 800 MB / 10 s
  * migration budget"); the daemon counts MB of 4 KiB pages, so MiB. */
 #define MIGFLOW_BUDGET_BYTES (800ull << 20)
 #define MIGFLOW_BUDGET_PERIOD_USEC (10 * TIERD_USEC_PER_SEC)
 /* Quick demotion before the promotions takes at most half of the budget
- * (001_8af4204f8db18981.txt, Results, the [Phase] line: 399 of 800 MB
+ * (the MigFlow README, Results, the [Phase] line: 399 of 800 MB
  * first, the rest after the promotions). */
 #define MIGFLOW_QUICK_FIRST_PMY 5000u
 /* Read latencies when the topology does not know them (no HMAT): the
@@ -267,47 +257,17 @@ static int propose(struct migflow_state *s, struct tierd_ledger *l, enum tierd_r
 
 /* ---- params -------------------------------------------------------- */
 
-static int parse_params(struct migflow_state *s, const char *params_json, char *err,
-			size_t err_size)
+void tierd_migflow_params_default(struct tierd_migflow_params *p)
 {
-	const struct tierd_param budget[] = {
-		{ .key = "bytes", .kind = TIERD_PARAM_SIZE_OR_UINT,
-		  .expected = "a size such as \"800M\" or a number of bytes", .max = UINT64_MAX,
-		  .value = &s->budget_bytes },
-		{ .key = "period", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 1ms to 1h such as \"10s\"",
-		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
-		  .value = &s->budget_period_usec },
-	};
-	const struct tierd_param params[] = {
-		{ .key = "burst", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 0s to 1h such as \"15s\"",
-		  .max = MIGFLOW_DURATION_MAX_USEC, .value = &s->burst_usec },
-		{ .key = "grace", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 1ms to 1h such as \"2s\"",
-		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
-		  .value = &s->grace_usec },
-		{ .key = "migration_cost_per_page", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 0us to 1s such as \"20us\"",
-		  .max = MIGFLOW_COST_MAX_USEC, .value = &s->cost_usec },
-		{ .key = "horizon", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 1ms to 1h such as \"10s\"",
-		  .min = MIGFLOW_DURATION_MIN_USEC, .max = MIGFLOW_DURATION_MAX_USEC,
-		  .value = &s->horizon_usec },
-		{ .key = "alpha_min", .kind = TIERD_PARAM_RATIO,
-		  .expected = "a number from 0 to 100 such as 1.0",
-		  .max = (uint64_t)(MIGFLOW_ALPHA_MIN_MAX * TIERD_PMY_ONE),
-		  .value = &s->alpha_min_pmy },
-		{ .key = "dynamic_alpha", .kind = TIERD_PARAM_BOOL, .expected = "true or false",
-		  .value = &s->dynamic_alpha },
-		{ .key = "quick_demotion", .kind = TIERD_PARAM_BOOL, .expected = "true or false",
-		  .value = &s->quick_demotion },
-		{ .key = "budget", .kind = TIERD_PARAM_OBJECT,
-		  .expected = "an object such as {\"bytes\": \"800M\", \"period\": \"10s\"}",
-		  .members = budget, .nr_members = TIERD_ARRAY_SIZE(budget) },
-	};
-
-	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+	p->burst_usec = MIGFLOW_BURST_USEC;
+	p->grace_usec = MIGFLOW_GRACE_USEC;
+	p->cost_usec = MIGFLOW_COST_PER_PAGE_USEC;
+	p->horizon_usec = MIGFLOW_HORIZON_USEC;
+	p->alpha_min_pmy = MIGFLOW_ALPHA_MIN_PMY;
+	p->dynamic_alpha = true;
+	p->quick_demotion = true;
+	p->budget_bytes = MIGFLOW_BUDGET_BYTES;
+	p->budget_period_usec = MIGFLOW_BUDGET_PERIOD_USEC;
 }
 
 static uint64_t initial_alpha_pmy(const struct migflow_state *s)
@@ -334,27 +294,25 @@ static void migflow_free(void *state)
 	free(s);
 }
 
-static int migflow_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+static int migflow_init(const struct tierd_strategy_params *params, void **ret_state)
 {
-	struct migflow_state *s = calloc(1, sizeof(*s));
-	int r;
+	struct tierd_migflow_params p;
+	struct migflow_state *s;
 
+	if (tierd_strategy_params_get(params, TIERD_STRATEGY_MIGFLOW, &p, sizeof(p)) < 0)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->burst_usec = MIGFLOW_BURST_USEC;
-	s->grace_usec = MIGFLOW_GRACE_USEC;
-	s->cost_usec = MIGFLOW_COST_PER_PAGE_USEC;
-	s->horizon_usec = MIGFLOW_HORIZON_USEC;
-	s->alpha_min_pmy = MIGFLOW_ALPHA_MIN_PMY;
-	s->dynamic_alpha = true;
-	s->quick_demotion = true;
-	s->budget_bytes = MIGFLOW_BUDGET_BYTES;
-	s->budget_period_usec = MIGFLOW_BUDGET_PERIOD_USEC;
-	r = parse_params(s, params_json, err, err_size);
-	if (r < 0) {
-		migflow_free(s);
-		return r;
-	}
+	s->burst_usec = p.burst_usec;
+	s->grace_usec = p.grace_usec;
+	s->cost_usec = p.cost_usec;
+	s->horizon_usec = p.horizon_usec;
+	s->alpha_min_pmy = p.alpha_min_pmy;
+	s->dynamic_alpha = p.dynamic_alpha;
+	s->quick_demotion = p.quick_demotion;
+	s->budget_bytes = p.budget_bytes;
+	s->budget_period_usec = p.budget_period_usec;
 	s->cost_ns = s->cost_usec * MIGFLOW_NSEC_PER_USEC;
 	s->alpha_pmy = initial_alpha_pmy(s);
 	*ret_state = s;
@@ -631,7 +589,7 @@ static int next_with_room(const struct view *v, const struct tierd_ledger *l, si
 	return -1;
 }
 
-/* LFU demotion (001_8af4204f8db18981.txt, "Daemon"; the artifact's select_demo_cand()): frees up
+/* LFU demotion (the MigFlow README, "Daemon"; the artifact's select_demo_cand()): frees up
  * to `want` bytes of tier `tier` by moving its least-frequently-used
  * regions to the next tier down with room; only regions colder than the
  * candidate (fewer accesses per page), as a full tier takes only pages

@@ -1,4 +1,4 @@
-/* The "migflow" strategy (MigFlow, 001_8af4204f8db18981.txt): quick
+/* The "migflow" strategy (MigFlow): quick
  * demotion of memory that cooled right after its allocation burst,
  * cost-benefit promotion with a dynamic penalty factor, LFU demotion to make
  * room, under a per-phase migration budget. Its ops table is
@@ -7,6 +7,7 @@
 #ifndef TIERD_STRATEGY_MIGFLOW_H
 #define TIERD_STRATEGY_MIGFLOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snapshot.h"
@@ -38,5 +39,18 @@ struct tierd_migflow_stats {
 };
 
 void tierd_migflow_stats(const void *state, struct tierd_migflow_stats *ret);
+
+/* MigFlow's params (tierd-policy(5)); config/strategy_keys.c reads and
+ * checks them. */
+struct tierd_migflow_params {
+	uint64_t burst_usec, grace_usec;   /* the 2Q tracker's residence times */
+	uint64_t cost_usec;                /* migration cost per page */
+	uint64_t horizon_usec;
+	uint64_t alpha_min_pmy;
+	bool dynamic_alpha, quick_demotion;
+	uint64_t budget_bytes, budget_period_usec;
+};
+
+void tierd_migflow_params_default(struct tierd_migflow_params *p);
 
 #endif

@@ -1,4 +1,4 @@
-/* Mole (000_bbe4f560f9caaec8.txt): tier-specific profiling periods (§4.3),
+/* Mole: tier-specific profiling periods (§4.3),
  * one time-interval hotness metric summarised in a segmented histogram with
  * capacity-derived per-tier thresholds (§4.4), staging demotion of cold
  * memory straight to the lowest tier and targeted promotion of hot memory
@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 #include "mole_hist.h"
 #include "strategy.h"
@@ -28,27 +26,13 @@
  * scale; 1 s is also the default tick (TIERD_DEFAULT_TICK_USEC), so the
  * lowest tier (m = 1) is profiled anew every tick. */
 #define MOLE_DEFAULT_SCAN_PERIOD_USEC TIERD_USEC_PER_SEC
-/* A period shorter than the shortest tick would not be seen any sooner. */
-#define MOLE_MIN_SCAN_PERIOD_USEC TIERD_MIN_TICK_USEC
-/* An hour per profiling period is already too slow to follow any phase. */
-#define MOLE_MAX_SCAN_PERIOD_USEC (3600 * TIERD_USEC_PER_SEC)
 /* Mole §4.4: "T=1024 ms provides a good balance between interval precision
  * and metadata range". */
 #define MOLE_DEFAULT_TIME_THRESHOLD_USEC (1024 * TIERD_USEC_PER_MSEC)
-/* The log2 segment counts whole milliseconds (TIERD_MOLE_LOG_UNIT_USEC). */
-#define MOLE_MIN_TIME_THRESHOLD_USEC TIERD_MOLE_LOG_UNIT_USEC
-/* At 1 h the log2 segment takes buckets 0..22, leaving 9 linear ones. */
-#define MOLE_MAX_TIME_THRESHOLD_USEC (3600 * TIERD_USEC_PER_SEC)
 /* Mole §4.4 "slightly reduces the threshold of each tier ... reserving free
  * space" without a figure: 5% leaves each tier room for a tick of newly
- * hot pages. Above half, thresholds would no longer follow capacity. */
+ * hot pages (the range allowed: config/strategy_keys.c). */
 #define MOLE_DEFAULT_HEADROOM_PMY 500u
-#define MOLE_MAX_HEADROOM_PMY 5000u
-/* Mole §4.3: the unmap period of a tier is m * T with m >= 1; past 64 the
- * top tier's unaccessed pages would sit for over a minute (at T = 1 s)
- * before a scan could notice them cooling. */
-#define MOLE_MIN_MULTIPLIER 1
-#define MOLE_MAX_MULTIPLIER 64
 /* A deferred range is kept while its tier is re-profiled: a page still hot
  * is seen hot again within one unmap period of its tier (§4.3); two allow
  * one period without a fresh sample. */
@@ -133,56 +117,12 @@ static uint64_t to_pages(uint64_t bytes)
 
 /* ---- params ---------------------------------------------------------- */
 
-static int read_multipliers(json_object *v, void *value)
+void tierd_mole_params_default(struct tierd_mole_params *p)
 {
-	struct mole *m = value;
-	size_t n;
-
-	if (!json_object_is_type(v, json_type_array))
-		return -EINVAL;
-	n = json_object_array_length(v);
-	if (n < 1 || n > TIERD_MAX_TIERS)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		json_object *x = json_object_array_get_idx(v, i);
-		int64_t mult;
-
-		if (!json_object_is_type(x, json_type_int))
-			return -EINVAL;
-		mult = json_object_get_int64(x);
-		/* §4.3: larger m on upper tiers, smaller on lower ones. */
-		if (mult < MOLE_MIN_MULTIPLIER || mult > MOLE_MAX_MULTIPLIER ||
-		    (i && (uint32_t)mult > m->multipliers[i - 1]))
-			return -EINVAL;
-		m->multipliers[i] = (uint32_t)mult;
-	}
-	m->nr_multipliers = n;
-	return 0;
-}
-
-/* The expected texts say the ranges of the MOLE_MIN_ / MOLE_MAX_ constants
- * above. */
-static int parse_params(struct mole *m, const char *params_json, char *err, size_t err_size)
-{
-	const struct tierd_param params[] = {
-		{ .key = "scan_period", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 10ms to 1h such as \"1s\"",
-		  .min = MOLE_MIN_SCAN_PERIOD_USEC, .max = MOLE_MAX_SCAN_PERIOD_USEC,
-		  .value = &m->scan_period_usec },
-		{ .key = "period_multipliers", .kind = TIERD_PARAM_CUSTOM,
-		  .expected = "an array of 1 to 16 integers from 1 to 64, non-increasing from the "
-			      "top tier down, such as [4, 3, 2, 1]",
-		  .value = m, .read = read_multipliers },
-		{ .key = "time_threshold", .kind = TIERD_PARAM_DURATION,
-		  .expected = "a duration from 1ms to 1h such as \"1024ms\"",
-		  .min = MOLE_MIN_TIME_THRESHOLD_USEC, .max = MOLE_MAX_TIME_THRESHOLD_USEC,
-		  .value = &m->time_threshold_usec },
-		{ .key = "headroom", .kind = TIERD_PARAM_PERCENT,
-		  .expected = "a percentage from 0% to 50% such as \"5%\"",
-		  .max = MOLE_MAX_HEADROOM_PMY, .value = &m->headroom_pmy },
-	};
-
-	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+	p->scan_period_usec = MOLE_DEFAULT_SCAN_PERIOD_USEC;
+	p->time_threshold_usec = MOLE_DEFAULT_TIME_THRESHOLD_USEC;
+	p->headroom_pmy = MOLE_DEFAULT_HEADROOM_PMY;
+	p->nr_multipliers = 0;
 }
 
 /* ---- profiling periods (§4.3, §5) ------------------------------------ */
@@ -710,23 +650,23 @@ static void mole_free(void *state)
 	free(m);
 }
 
-static int mole_init(const char *params_json, void **ret_state, char *err, size_t err_size)
+static int mole_init(const struct tierd_strategy_params *params, void **ret_state)
 {
-	struct mole *m = calloc(1, sizeof(*m));
-	int r;
+	struct tierd_mole_params p;
+	struct mole *m;
 
+	if (tierd_strategy_params_get(params, TIERD_STRATEGY_MOLE, &p, sizeof(p)) < 0)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->scan_period_usec = MOLE_DEFAULT_SCAN_PERIOD_USEC;
-	m->time_threshold_usec = MOLE_DEFAULT_TIME_THRESHOLD_USEC;
-	m->headroom_pmy = MOLE_DEFAULT_HEADROOM_PMY;
+	m->scan_period_usec = p.scan_period_usec;
+	m->time_threshold_usec = p.time_threshold_usec;
+	m->headroom_pmy = p.headroom_pmy;
+	m->nr_multipliers = p.nr_multipliers;
+	memcpy(m->multipliers, p.multipliers, sizeof(m->multipliers));
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
 		m->threshold[t] = TIERD_MOLE_NO_THRESHOLD;
-	r = parse_params(m, params_json, err, err_size);
-	if (r < 0) {
-		mole_free(m);
-		return r;
-	}
 	*ret_state = m;
 	return 0;
 }

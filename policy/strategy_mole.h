@@ -1,11 +1,13 @@
 /* What the Mole strategy (policy/strategy_mole.c) shows beyond its ops: the
  * counters a simulator reports Mole's promotion failure rate from (Mole
- * §3.1, §6.2, 000_bbe4f560f9caaec8.txt) and its current thresholds. */
+ * §3.1, §6.2, the Mole paper) and its current thresholds. */
 #ifndef TIERD_STRATEGY_MOLE_H
 #define TIERD_STRATEGY_MOLE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "snapshot.h"
 
 /* Most promotions Mole remembers to retry (Mole §4.5.2 "defers the current
  * attempt and retries it in the background"). Each entry is a range (a
@@ -36,5 +38,17 @@ void tierd_mole_stats(const void *state, struct tierd_mole_stats *ret);
 /* A tier's current threshold bucket (0..31), TIERD_MOLE_NO_THRESHOLD (-1)
  * when no interval belongs there or nothing was observed yet. */
 int tierd_mole_threshold(const void *state, size_t tier);
+
+/* Mole's params (tierd-policy(5)); config/strategy_keys.c reads and checks
+ * them. */
+struct tierd_mole_params {
+	uint64_t scan_period_usec;          /* T (§4.3) */
+	uint64_t time_threshold_usec;       /* §4.4 */
+	uint64_t headroom_pmy;              /* §4.4 free-space reserve */
+	size_t nr_multipliers;              /* 0: the §5 default */
+	uint32_t multipliers[TIERD_MAX_TIERS];
+};
+
+void tierd_mole_params_default(struct tierd_mole_params *p);
 
 #endif

@@ -1,50 +1,39 @@
-/* The one reader of a strategy's params (the policy's "params" object, as
- * JSON text): each strategy describes its keys in a table and gets the same
- * checks and the same error messages, "\"key\": expected ..., got ...".
- * Pure: no I/O, no globals. */
+/* A strategy's params, typed: what the configuration loader read from a
+ * policy's "params" object (config/strategy_keys.c), carried by the policy
+ * and handed to the strategy's init. The engine and the policy treat it as
+ * opaque; only the strategy named in it reads its member. Pure. */
 #ifndef TIERD_STRATEGY_PARAMS_H
 #define TIERD_STRATEGY_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-struct json_object;
+#include "policy.h"
+#include "strategy_autotiering.h"
+#include "strategy_hmmv.h"
+#include "strategy_linux.h"
+#include "strategy_migflow.h"
+#include "strategy_mole.h"
 
-enum tierd_param_kind {
-	TIERD_PARAM_DURATION,     /* "1s" -> usec */
-	TIERD_PARAM_PERCENT,      /* "0.3%" -> permyriad */
-	TIERD_PARAM_UINT,         /* JSON integer, not negative */
-	TIERD_PARAM_SIZE,         /* "256M" -> bytes */
-	TIERD_PARAM_SIZE_OR_UINT, /* a size, or a JSON integer of bytes */
-	TIERD_PARAM_RATIO,        /* JSON number -> permyriad, rounded */
-	TIERD_PARAM_BOOL,         /* true or false, into a bool */
-	TIERD_PARAM_OBJECT,       /* an object of `members`, every one required */
-	TIERD_PARAM_CUSTOM,       /* read by `read` */
+struct tierd_strategy_params {
+	enum tierd_strategy strategy;
+	union {
+		struct tierd_mole_params mole;
+		struct tierd_migflow_params migflow;
+		struct tierd_hmmv_params hmmv;
+		struct tierd_linux_params linux_params;
+		struct tierd_autotiering_params autotiering;
+	};
 };
 
-/* One key: what the error says was expected, the range allowed (in the
- * kind's unit) and where the value goes, holding the default on entry: a
- * uint64_t, a bool for TIERD_PARAM_BOOL, whatever `read` takes for
- * TIERD_PARAM_CUSTOM; unused for TIERD_PARAM_OBJECT. */
-struct tierd_param {
-	const char *key;
-	enum tierd_param_kind kind;
-	const char *expected;
-	uint64_t min, max;
-	void *value;
-	/* TIERD_PARAM_OBJECT: its keys (none an object itself), named
-	 * "key.member" in errors. */
-	const struct tierd_param *members;
-	size_t nr_members;
-	/* TIERD_PARAM_CUSTOM: returns 0, or -EINVAL to report `expected`. */
-	int (*read)(struct json_object *v, void *value);
-};
+/* A params object for strategy s holding its defaults; NULL on -ENOMEM or
+ * for TIERD_STRATEGY_NONE, which takes none. Free with free(). */
+struct tierd_strategy_params *tierd_strategy_params_new(enum tierd_strategy s);
 
-/* Reads params_json (NULL: all defaults) into params[]. Returns 0, or
- * -EINVAL with err saying the first problem in the order the keys are
- * written: "expected a JSON object of params, got ...", "\"key\": unknown
- * key; expected one of: ..." or "\"key\": expected ..., got ...". */
-int tierd_params_parse(const char *params_json, const struct tierd_param *params,
-		       size_t nr_params, char *err, size_t err_size);
+/* Copies the params of strategy s into ret, size bytes of its params struct:
+ * the defaults when params is NULL. -EINVAL when params are another
+ * strategy's. */
+int tierd_strategy_params_get(const struct tierd_strategy_params *params, enum tierd_strategy s,
+			      void *ret, size_t size);
 
 #endif

@@ -5,7 +5,6 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define TIERD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -24,14 +23,7 @@ static inline void tierd_freep(void *p)
 	free(*(void **)p);
 }
 
-static inline void tierd_closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-
 #define _cleanup_free_ __attribute__((cleanup(tierd_freep)))
-#define _cleanup_close_ __attribute__((cleanup(tierd_closep)))
 
 /* Hand ownership out of a cleanup-guarded local. */
 #define TIERD_TAKE_PTR(p)                                                      \

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/strategy_keys.h"
 #include "../policy/strategy.h"
 #include "../policy/units.h"
 #include "check.h"
@@ -84,6 +85,32 @@ static inline void fixture_wire(struct fixture *f)
 	}
 }
 
+/* The strategy whose ops these are. */
+static inline enum tierd_strategy fixture_strategy_of(const struct tierd_strategy_ops *ops)
+{
+	int s = 0;
+
+	while (s < TIERD_STRATEGY_NR && tierd_strategy_get((enum tierd_strategy)s) != ops)
+		s++;
+	return (enum tierd_strategy)s;
+}
+
+/* Starts ops as the daemon does: params (JSON text, NULL for none) read by
+ * the configuration loader into typed params, then ops->init. Returns what
+ * the reading or init returned; a reading error's message is in err. */
+static inline int strategy_init(const struct tierd_strategy_ops *ops, const char *params,
+				void **ret_state, char *err, size_t err_size)
+{
+	struct tierd_strategy_params *p = NULL;
+	int r;
+
+	r = tierd_strategy_params_parse(fixture_strategy_of(ops), params, &p, err, err_size);
+	if (r == 0)
+		r = ops->init(p, ret_state);
+	free(p);
+	return r;
+}
+
 /* Starts ops with params on f, zeroed but for the topology built in it:
  * the hotness is f's own (empty) arrays, the input wired. Returns what
  * init returned; its message is in f->err. */
@@ -96,7 +123,7 @@ static inline int fixture_start(struct fixture *f, const struct tierd_strategy_o
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
 		f->standing.share_bytes[t] = TIERD_SHARE_NONE;
 	fixture_wire(f);
-	return ops->init(params, &f->state, f->err, sizeof(f->err));
+	return strategy_init(ops, params, &f->state, f->err, sizeof(f->err));
 }
 
 /* The baselines' machine: tier 0 of tier0_total bytes, the others 1G;
@@ -172,7 +199,7 @@ static inline void fixture_region(struct fixture *f, uint64_t start, uint64_t by
 			CHECK_ACTION(&(out)->items[i], reason_, from, to, start_, bytes_); \
 	} while (0)
 
-/* ops refuses params with -EINVAL, says exactly `expected` and makes no
+/* ops' params are refused with -EINVAL, says exactly `expected` and makes no
  * state. */
 static inline void check_param_error(const struct tierd_strategy_ops *ops, const char *params,
 				     const char *expected)
@@ -180,7 +207,7 @@ static inline void check_param_error(const struct tierd_strategy_ops *ops, const
 	char err[FIXTURE_ERR_SIZE] = "";
 	void *state = NULL;
 
-	CHECK_EQ_INT(ops->init(params, &state, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(strategy_init(ops, params, &state, err, sizeof(err)), -EINVAL);
 	CHECK_EQ_STR(err, expected);
 	CHECK(state == NULL);
 }

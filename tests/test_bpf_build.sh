@@ -6,6 +6,9 @@
 set -u
 : "${BUILD:=build}"
 : "${BPFTOOL:=bpftool}"
+# The Makefile's BPF_CFLAGS (make check passes them; the target arch is the
+# build machine's).
+: "${BPF_CFLAGS:=-g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_x86}"
 CLANG=clang-14 STRIP=llvm-strip-14
 pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); }
@@ -21,8 +24,7 @@ if ! command -v $CLANG >/dev/null 2>&1 || [ ! -f "$BUILD/bpf/tierd_sampler.bpf.o
 	echo "SKIP: no $CLANG or no $BUILD/bpf/tierd_sampler.bpf.o (make all first)" >&2
 else
 	cp bpf/vmlinux-min.h "$T/vmlinux.h"
-	# The Makefile's BPF_CFLAGS.
-	if $CLANG -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -I"$T" -Ibpf \
+	if $CLANG $BPF_CFLAGS -I"$T" -Ibpf \
 		-c bpf/tierd_sampler.bpf.c -o "$T/s.o" 2>"$T/err"; then
 		ok
 	else

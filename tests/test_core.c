@@ -14,6 +14,7 @@
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
 #include "../policy/engine.h"
+#include "../policy/strategy_params.h"
 #include "../config/json_locate.h"
 #include "../policy/units.h"
 
@@ -411,14 +412,19 @@ static void test_engine_strategy(void)
 	pol.nr_tiers = 0;
 	obs.anon_bytes[0] = 0;
 
-	/* Bad params: the strategy does not start, budgets still apply. */
+	/* Bad params (another strategy's): the strategy does not start,
+	 * budgets still apply. */
 	pol.strategy_params_json = (char *)"{\"bogus\": 1}";
+	pol.strategy_params = tierd_strategy_params_new(TIERD_STRATEGY_MOLE);
+	CHECK(pol.strategy_params != NULL);
 	in = engine_input(&topo, &cg, 1, 20 * TIERD_USEC_PER_SEC, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.standings[0].strategy_error, -EINVAL);
 	CHECK_EQ_INT(plan.nr_actions, 0);
 	tierd_plan_free(&plan);
 	pol.strategy_params_json = NULL;
+	free(pol.strategy_params);
+	pol.strategy_params = NULL;
 	tierd_engine_free(e);
 }
 

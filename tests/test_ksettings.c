@@ -27,7 +27,7 @@ static char root[TMPTREE_DIR_MAX];
 #define BALANCING "/proc/sys/kernel/numa_balancing"
 #define RATE "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
 
-/* The 6.12 boot values (vm-lab.md), as the kernel prints them. */
+/* The 6.12 boot values (docs/vm.md), as the kernel prints them. */
 static void fresh_tree(void)
 {
 	tmptree_rm(root, "/sys");

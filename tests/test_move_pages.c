@@ -1,6 +1,6 @@
 /* Unit tests for controller/move_pages.c against a fake kernel: a location
  * per page of one fake process, per-page move errors, THP folios, and one
- * scripted call that fails as a whole, the way 6.12 does (vm-lab.md): a
+ * scripted call that fails as a whole, the way 6.12 does (docs/vm.md): a
  * full node fails with ENOMEM after moving part of the batch and writes no
  * status; a failed migration batch returns a positive count. */
 #include <errno.h>

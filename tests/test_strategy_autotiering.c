@@ -1,7 +1,7 @@
 /* The "autotiering" strategy driven directly through its ops: greedy
  * promotion falling back below a full tier 0 and counting the failed
  * attempt, hottest regions first, stepwise demotion skipping a full tier
- * (Mole §1, §3.1, 000_bbe4f560f9caaec8.txt), and its params errors. */
+ * (Mole §1, §3.1), and its params errors. */
 #include "../policy/strategy_autotiering.h"
 #include "strategy_fixture.h"
 
@@ -22,9 +22,9 @@ static void test_params(void)
 	char err[256] = "";
 	void *state = NULL;
 
-	CHECK_EQ_INT(tierd_strategy_autotiering.init(NULL, &state, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_autotiering, NULL, &state, err, sizeof(err)), 0);
 	tierd_strategy_autotiering.free(state);
-	CHECK_EQ_INT(tierd_strategy_autotiering.init("{\"hot_accesses\": 3, "
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_autotiering, "{\"hot_accesses\": 3, "
 						     "\"watermark\": \"10%\"}",
 						     &state, err, sizeof(err)),
 		     0);

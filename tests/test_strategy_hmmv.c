@@ -1,4 +1,4 @@
-/* The HMM-V strategy (002_ec934865f0d1cdcc.txt), driven through its ops on a
+/* The HMM-V strategy, driven through its ops on a
  * hand-built 4-tier machine: page-degree weights, the bucket sort, the hot
  * set sized to the fast tier (and to a smaller pool share), the exchange,
  * the multi-level queue's do-not-disturb waits, the tracking clock switch and
@@ -432,14 +432,14 @@ static void test_params(void)
 	char err[256] = "";
 	void *state = NULL;
 
-	CHECK_EQ_INT(tierd_strategy_hmmv.init(NULL, &state, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_hmmv, NULL, &state, err, sizeof(err)), 0);
 	four_tiers(&topo, big_total, big_free);
 	tierd_strategy_hmmv.profile(state, &topo, interval);
 	for (size_t t = 0; t < NR_TIERS; t++)
 		CHECK_EQ_U64(interval[t], WINDOW_USEC);
 	CHECK(tierd_hmmv_tracking_on(state));
 	tierd_strategy_hmmv.free(state);
-	CHECK_EQ_INT(tierd_strategy_hmmv.init("{\"read_weight\": 2, \"write_weight\": 5, "
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_hmmv, "{\"read_weight\": 2, \"write_weight\": 5, "
 					      "\"round_windows\": 4, \"max_level\": 0, "
 					      "\"monitoring_window\": \"1s\", "
 					      "\"clock_period\": \"2m\", "

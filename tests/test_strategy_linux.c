@@ -22,12 +22,12 @@ static void test_params(void)
 	char err[256] = "";
 	void *state = NULL;
 
-	CHECK_EQ_INT(tierd_strategy_linux.init(NULL, &state, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_linux, NULL, &state, err, sizeof(err)), 0);
 	CHECK_EQ_U64(tierd_linux_hot_threshold_usec(state), 1000 * MSEC);
 	tierd_strategy_linux.free(state);
-	CHECK_EQ_INT(tierd_strategy_linux.init("{}", &state, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_linux, "{}", &state, err, sizeof(err)), 0);
 	tierd_strategy_linux.free(state);
-	CHECK_EQ_INT(tierd_strategy_linux.init("{\"hot_threshold\": \"500ms\", \"watermark\": "
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_linux, "{\"hot_threshold\": \"500ms\", \"watermark\": "
 					       "\"1.5%\", \"promote_rate_limit\": 0}",
 					       &state, err, sizeof(err)),
 		     0);

@@ -1,4 +1,4 @@
-/* The migflow strategy (001_8af4204f8db18981.txt) driven directly through
+/* The migflow strategy (the MigFlow README) driven directly through
  * its ops: placement advice, quick demotion timing, cost-benefit promotion
  * on both sides of break-even, alpha from the tier-0 hit ratio, LFU
  * demotion, the per-phase budget, and params errors. Every expected value
@@ -495,12 +495,12 @@ static void test_params(void)
 	void *state = NULL;
 	struct tierd_migflow_stats st;
 
-	CHECK_EQ_INT(tierd_strategy_migflow.init(NULL, &state, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_migflow, NULL, &state, err, sizeof(err)), 0);
 	tierd_migflow_stats(state, &st);
 	CHECK_EQ_U64(st.phase_budget_bytes, 800 * MIB);
 	CHECK_EQ_U64(st.alpha_pmy, 40000);
 	tierd_strategy_migflow.free(state);
-	CHECK_EQ_INT(tierd_strategy_migflow.init(
+	CHECK_EQ_INT(strategy_init(&tierd_strategy_migflow,
 			     "{\"burst\": \"15s\", \"grace\": \"2s\", \"migration_cost_per_page\": "
 			     "\"20us\", \"horizon\": \"10s\", \"alpha_min\": 1, \"dynamic_alpha\": "
 			     "true, \"quick_demotion\": true, \"budget\": {\"bytes\": 838860800, "

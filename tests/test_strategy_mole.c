@@ -1,4 +1,4 @@
-/* The Mole strategy (000_bbe4f560f9caaec8.txt): interval buckets at every
+/* The Mole strategy: interval buckets at every
  * segment boundary (§4.4), thresholds from capacities (§4.4), profiling
  * periods (§4.3, §5), staging demotion (§4.5.1), targeted promotion with
  * fallback, deferral and retry (§4.5.2), failure counters (§3.1) and params
@@ -182,7 +182,7 @@ static void test_profile(void)
 	void *st;
 
 	/* §5: m = 4, 3, 2, 1 top to bottom, T = 1 s. */
-	CHECK_EQ_INT(ops->init(NULL, &st, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(ops, NULL, &st, err, sizeof(err)), 0);
 	topology(&topo, 4);
 	ops->profile(st, &topo, iv);
 	CHECK_EQ_U64(iv[0], 4 * SEC);
@@ -197,7 +197,7 @@ static void test_profile(void)
 	CHECK_EQ_U64(iv[2], 1 * SEC);
 	ops->free(st);
 
-	CHECK_EQ_INT(ops->init("{\"scan_period\": \"500ms\"}", &st, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(ops, "{\"scan_period\": \"500ms\"}", &st, err, sizeof(err)), 0);
 	topology(&topo, 4);
 	ops->profile(st, &topo, iv);
 	CHECK_EQ_U64(iv[0], 2000 * MSEC);
@@ -208,7 +208,7 @@ static void test_profile(void)
 
 	/* A list shorter than the tiers is aligned to the bottom; the tiers
 	 * above it take its first entry. Longer: its bottom part is used. */
-	CHECK_EQ_INT(ops->init("{\"period_multipliers\": [8, 2, 1]}", &st, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(ops, "{\"period_multipliers\": [8, 2, 1]}", &st, err, sizeof(err)), 0);
 	ops->profile(st, &topo, iv);
 	CHECK_EQ_U64(iv[0], 8 * SEC);
 	CHECK_EQ_U64(iv[1], 8 * SEC);
@@ -228,12 +228,12 @@ static void test_params(void)
 	char err[256] = "";
 	void *st;
 
-	CHECK_EQ_INT(ops->init("{\"scan_period\": \"2s\", \"period_multipliers\": [4, 3, 2, 1], "
+	CHECK_EQ_INT(strategy_init(ops, "{\"scan_period\": \"2s\", \"period_multipliers\": [4, 3, 2, 1], "
 			       "\"time_threshold\": \"512ms\", \"headroom\": \"0%\"}",
 			       &st, err, sizeof(err)),
 		     0);
 	ops->free(st);
-	CHECK_EQ_INT(ops->init("{}", &st, err, sizeof(err)), 0);
+	CHECK_EQ_INT(strategy_init(ops, "{}", &st, err, sizeof(err)), 0);
 	ops->free(st);
 
 	check_param_error(ops, "{\"scan_period\": 3}",

@@ -5,7 +5,7 @@
  * and cleared, and a region's nr_accesses counts the checks that found it
  * set during one aggregation window. The dirty bit is checked and cleared
  * with it, as HMM-V's scanner reads both A/D bits (§3.2 of
- * 002_ec934865f0d1cdcc.txt): a check that finds the page accessed and dirty
+ * the HMM-V paper): a check that finds the page accessed and dirty
  * counts a write, accessed and clean a read. Every base aggregation interval
  * adjacent regions whose access rates differ by at most a tenth are merged
  * (age kept as a size-weighted mean, reset when a region's rate changed by
@@ -16,7 +16,7 @@
  * damon_set_regions() does for a VMA that grew.
  *
  * Per-tier profiling (tierd_engine_profile(); Mole's tier-specific
- * profiling periods, §4.3 of 000_bbe4f560f9caaec8.txt): the interval a
+ * profiling periods, §4.3 of the Mole paper): the interval a
  * strategy asks for a tier is the aggregation window of the regions that
  * tier holds most of, as if each tier had its own DAMON context; their
  * sampling interval keeps DAMON's default ratio to it (5 ms : 100 ms). A

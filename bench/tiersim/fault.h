@@ -5,7 +5,7 @@
  * first access to such a page faults, and the fault is reported with how
  * long the page had been inaccessible, the reaccess interval Linux's
  * tiering promotion and Mole's interval histogram (§4.4,
- * 000_bbe4f560f9caaec8.txt) read as hotness. Faults past a per-tick limit
+ * the Mole paper) read as hotness. Faults past a per-tick limit
  * are dropped, as a full BPF ring buffer drops them. */
 #ifndef TIERSIM_FAULT_H
 #define TIERSIM_FAULT_H

@@ -7,7 +7,7 @@
  * per-cgroup counts follow every change, and tiersim_machine_check()
  * recounts them from the page map. A move into a full tier fails, as a
  * kernel migration fails when the destination node has no free page (Mole
- * §3.1, 000_bbe4f560f9caaec8.txt, counts those failures). */
+ * §3.1, the Mole paper, counts those failures). */
 #ifndef TIERSIM_MACHINE_H
 #define TIERSIM_MACHINE_H
 
@@ -22,7 +22,7 @@
 #define TIERSIM_PAGE_BYTES TIERD_PAGE_BYTES
 
 /* Load-to-use latencies of the two-socket DRAM + Optane DCPMM machine of
- * Mole §6.1 (000_bbe4f560f9caaec8.txt, Table 2, measured with Intel MLC):
+ * Mole §6.1 (Table 2, measured with Intel MLC):
  * local DRAM, remote DRAM, local PMEM, remote PMEM, in ns. Reads and writes
  * default to the same figure; both are configurable per tier. */
 #define TIERSIM_LAT_LOCAL_DRAM_NS 80u
@@ -45,7 +45,7 @@
 #define TIERSIM_PAGE_PROT 0x2u     /* made inaccessible by the fault sampler */
 /* The PTE dirty bit: set by a write, read and cleared by the DAMON-like
  * sampler with the accessed bit, which tells it writes from reads (HMM-V
- * §3.2, 002_ec934865f0d1cdcc.txt, records both A/D bits per page). */
+ * §3.2, the HMM-V paper, records both A/D bits per page). */
 #define TIERSIM_PAGE_DIRTY 0x4u
 
 struct tiersim_page {

@@ -319,7 +319,7 @@ static bool sample_none(const void *ctx, uint64_t start_addr)
 
 /* The regions the cgroup's sampler samples this tick. Only HMM-V
  * leaves some out: those in their do-not-disturb time, and all of them while
- * its clock switch has tracking off (HMM-V §3.2, 002_ec934865f0d1cdcc.txt).
+ * its clock switch has tracking off (HMM-V §3.2).
  * They are still reported, frozen as they were: HMM-V forgets a region left
  * out of its input, and counts one in do-not-disturb time at its last
  * degree whatever it reports. */

@@ -26,14 +26,14 @@
 /* The time step: accesses are generated and the samplers run at this
  * granularity; it bounds the finest DAMON sampling interval. */
 #define TIERSIM_STEP_USEC 1000ull
-/* Capacity above the footprint. Mole §6.1 (000_bbe4f560f9caaec8.txt) makes
+/* Capacity above the footprint. Mole §6.1 makes
  * the tiers sum to "approximately" the RSS; with exactly the RSS no tier
  * would ever have a free page and no migration could succeed. 5% is the
  * order of what the kernel's watermarks and the rest of the system leave. */
 #define TIERSIM_HEADROOM_PMY 500u
 /* Migration budget per tick, as a share of the footprint. Simulated time
  * runs ~100x faster than Mole's GUPS (per-page access rates are ~100x
- * theirs), and MigFlow's 800 MB / 10 s (001_8af4204f8db18981.txt) against a
+ * theirs), and MigFlow's 800 MB / 10 s against a
  * 66 GB database is ~0.12%/s; 5%/s lets a GUPS hot set of 1/6 converge in
  * about 7 s of a 120 s run. */
 #define TIERSIM_BUDGET_PMY_PER_TICK 500u

@@ -1,14 +1,14 @@
 /* The workloads. Each synthetic one follows a published setup, scaled down:
  *
- * gups         Mole §6.2 (000_bbe4f560f9caaec8.txt): a hot subset of 1/6 of
+ * gups         Mole §6.2: a hot subset of 1/6 of
  *              the region (32 GB of 192 GB) takes 95% of the updates.
  * zipf         Mole §6.2's Silo/YCSB-C: read-only, Zipfian theta 0.99, the
  *              ranks scattered over the address space as YCSB's scrambled
  *              Zipfian scatters keys.
- * phase        HMM-V's dynamic hot set (002_ec934865f0d1cdcc.txt, §5 "random
+ * phase        HMM-V's dynamic hot set (§5 "random
  *              access with a dynamic hot set"): four stages, the hot data in a
  *              different place each stage.
- * alloc-burst  MigFlow's TPC-C on Silo (001_8af4204f8db18981.txt, Results):
+ * alloc-burst  MigFlow's TPC-C on Silo (Results):
  *              the footprint keeps growing (66 GB database, ~270 GB peak, so
  *              a quarter at the start); pages are hot right after allocation,
  *              then ~82% of them cool ("cold 82.3%") and ~18% stay warm.

@@ -47,7 +47,7 @@
 #define DEFAULT_SEC 15
 #define DEFAULT_WARMUP_SEC 3 /* past the scenario's 100 ms scan delay and
 			      * the scanner's first periods */
-#define DEFAULT_CPU 0       /* node 0 holds the VM's CPUs (vm-lab.md) */
+#define DEFAULT_CPU 0       /* node 0 holds the VM's CPUs (docs/vm.md) */
 #define MAX_SEC 3600        /* an hour: a sanity bound on --sec and --warmup-sec */
 #define MS_PER_SEC 1000u
 #define US_PER_MS 1000u

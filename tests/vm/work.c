@@ -34,7 +34,7 @@
  *
  * Every page holds a pattern of (set, page index, seed) except word 0, the
  * counter the hot loop writes. TCG needs the hot loop and a sleeper on the
- * same CPU (--cpu, default 0) so DAMON sees accesses (vm-lab.md, "accessed
+ * same CPU (--cpu, default 0) so DAMON sees accesses (docs/vm.md, "accessed
  * bits"); --no-sleeper drops the sleeper. */
 #include <errno.h>
 #include <sys/prctl.h>
@@ -59,11 +59,11 @@
 
 #include "vmwork.h"
 
-#define NR_REPORT_NODES 4   /* the test VM's nodes 0-3 (vm-lab.md) */
+#define NR_REPORT_NODES 4   /* the test VM's nodes 0-3 (docs/vm.md) */
 #define QUERY_BATCH 4096    /* pages per move_pages query: bounded arrays */
 #define DEFAULT_REPORT_MS 1000
-#define DEFAULT_CPU 0       /* node 0 holds the VM's CPUs (vm-lab.md) */
-#define SLEEPER_US 1000     /* vm-lab.md's sleeper: usleep(1000) forever */
+#define DEFAULT_CPU 0       /* node 0 holds the VM's CPUs (docs/vm.md) */
+#define SLEEPER_US 1000     /* docs/vm.md's sleeper: usleep(1000) forever */
 #define DEFAULT_SEED 1
 #define COUNTER_WORD 0      /* the hot loop's word, outside the pattern */
 #define FIRST_PATTERN_WORD 1
@@ -330,7 +330,7 @@ static void *hot_loop(void *arg)
  * another address space: a sleeper *process* (a thread shares the mm, so
  * switching to it writes no CR3) waking on the hot loop's CPU every
  * SLEEPER_US makes one, so accessed bits DAMON cleared are set again
- * (vm-lab.md). It dies with its parent (PR_SET_PDEATHSIG). */
+ * (docs/vm.md). It dies with its parent (PR_SET_PDEATHSIG). */
 static int start_sleeper(int cpu, pid_t *ret)
 {
 	cpu_set_t cpus;

@@ -24,7 +24,7 @@ echo "RESULT managed_pid $(work_pid m)"
 promote_before=$(vmstat pgpromote_success)
 hint_before=$(vmstat numa_hint_faults)
 
-# Nodes 1-3 are the slow tiers 1-3 (vm-lab.md); node 0 is not sampled.
+# Nodes 1-3 are the slow tiers 1-3 (docs/vm.md); node 0 is not sampled.
 bpftest --cgroup $CG/managed --node-tier 1:1 --node-tier 2:2 --node-tier 3:3 \
 	--phase-sec 25 --storm-sec 15 --storm-rate 5 --storm-burst 2 >/tmp/bpftest.out 2>&1 &
 bpf_pid=$!

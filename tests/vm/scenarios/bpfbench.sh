@@ -20,11 +20,11 @@ echo 2 >/proc/sys/kernel/numa_balancing
 
 PAIRS=3        # OFF/ON pairs: three runs of each mode for a median
 BENCH_MIB=128  # faultbench's default: one scan (256 MiB) covers it
-BENCH_NODE=3   # the slowest tier (vm-lab.md)
+BENCH_NODE=3   # the slowest tier (docs/vm.md)
 SEC=15         # timed seconds per run
 WARMUP=3       # faultbench's warm-up before its timed window
 # bpftest samples until faultbench is surely done: allocating 128 MiB under
-# TCG takes about 1 s (vm-lab.md: faults 10-30x slower than the host).
+# TCG takes about 1 s (docs/vm.md: faults 10-30x slower than the host).
 PHASE=$((WARMUP + SEC + 5))
 BENCH_CPU=0    # faultbench's CPU; bpftest drains on the other one
 SAMPLER_MASK=2 # taskset mask of CPU 1

@@ -9,7 +9,7 @@ echo 0 >/proc/sys/kernel/numa_balancing
 echo +memory >$CG/cgroup.subtree_control
 
 # Hot set first so it sits on node 0; the cold part fills node 0 and
-# spills to nodes 1 and 2 (first touch follows the zonelist: vm-lab.md).
+# spills to nodes 1 and 2 (first touch follows the zonelist: docs/vm.md).
 start_work /budget w --hot 256 --cold 1280 --report-ms 1000
 for n in 0 1 2 3; do echo "RESULT before_node$n $(cgroup_node_mib /budget $n)"; done
 

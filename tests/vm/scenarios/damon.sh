@@ -13,7 +13,7 @@ D=/sys/kernel/mm/damon/admin
 K=$D/kdamonds/0
 C=$K/contexts/0
 S=$C/schemes/0
-NODE0_END=1073741824 # node 0 is [0, 1 GiB) in this VM (vm-lab.md)
+NODE0_END=1073741824 # node 0 is [0, 1 GiB) in this VM (docs/vm.md)
 MIB=1048576
 
 w() { # VALUE FILE: write as tierd does; a failure is a RESULT line

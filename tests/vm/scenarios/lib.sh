@@ -62,7 +62,7 @@ JSON
 
 # fast_numa_scan: NUMA balancing's scanner starts soon and scans often
 # (debugfs; defaults 1000/1000/60000 ms), so hint faults come within
-# seconds of a scenario's start (vm-lab.md).
+# seconds of a scenario's start (docs/vm.md).
 fast_numa_scan() {
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	nb=/sys/kernel/debug/sched/numa_balancing
