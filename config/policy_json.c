@@ -17,6 +17,7 @@
 #include "../controller/fd_util.h"
 #include "../policy/engine.h"
 #include "json_locate.h"
+#include "json_text.h"
 #include "policy_json.h"
 #include "strategy_keys.h"
 #include "../policy/strategy.h"
@@ -577,13 +578,15 @@ static void report_duplicates(struct ctx *c)
 static int parse_document(struct ctx *c, json_object **ret)
 {
 	struct json_tokener *tok;
+	enum json_tokener_error e;
 	json_object *root;
+	size_t off;
 	int r;
 
 	if (memchr(c->text, '\0', c->len)) {
-		size_t off = (size_t)((const char *)memchr(c->text, '\0', c->len) - c->text);
 		int line, col;
 
+		off = (size_t)((const char *)memchr(c->text, '\0', c->len) - c->text);
 		tierd_json_line_col(c->text, c->len, off, &line, &col);
 		tierd_diags_add(c->diags, c->file, line, col, NULL, "NUL byte in a JSON file");
 		return -EINVAL;
@@ -592,15 +595,10 @@ static int parse_document(struct ctx *c, json_object **ret)
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	/* Length + 1 takes in the terminating NUL so a trailing number ends. */
-	root = json_tokener_parse_ex(tok, c->text, (int)c->len + 1);
+	root = tierd_json_parse_text(tok, c->text, c->len, &e, &off);
 	if (!root) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-		size_t off = json_tokener_get_parse_end(tok);
 		int line, col;
 
-		if (e == json_tokener_continue)
-			off = c->len;
 		tierd_json_line_col(c->text, c->len, off, &line, &col);
 		tierd_diags_add(c->diags, c->file, line, col, NULL, "invalid JSON: %s",
 				e == json_tokener_continue ? "unexpected end of data"
@@ -984,7 +982,7 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	static const char *const keys[] = { "tick_interval", "metrics_file", "state_file",
 					    "policy_dir",    "log_level",    "migration_budget",
 					    "tiers",         "damon",        "manage_demotion",
-					    "numa_balancing", "bpf",    NULL };
+					    "numa_balancing", "bpf",    "damon_stat", NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
 	size_t first_diag = diags->nr;
 	json_object *root = NULL, *v;
@@ -1027,6 +1025,15 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	    tierd_numa_balancing_parse(json_object_get_string(v), &cfg->numa_balancing) < 0)
 		err(&c, "numa_balancing", "expected one of: leave, off, tiering; got \"%s\"",
 		    json_object_get_string(v));
+	if (json_object_object_get_ex(root, "damon_stat", &v) &&
+	    expect_type(&c, v, "damon_stat", json_type_string, "\"stop\" or \"leave\"")) {
+		const char *s = json_object_get_string(v);
+
+		if (strcmp(s, "stop") == 0 || strcmp(s, "leave") == 0)
+			cfg->stop_damon_stat = strcmp(s, "stop") == 0;
+		else
+			err(&c, "damon_stat", "expected one of: stop, leave; got \"%s\"", s);
+	}
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);
