@@ -59,10 +59,18 @@ BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aar
 	-e 's/loongarch64/loongarch/' -e 's/mips.*/mips/')
 BPF_CFLAGS := -g -O2 -mcpu=v3 -Wall -Werror -target bpf -D__TARGET_ARCH_$(BPF_ARCH)
 BPF_SKEL := $(BUILD)/bpf/tierd_sampler.skel.h
+# libFuzzer harnesses (fuzz/): the core and the shell built again with
+# clang's fuzzer instrumentation and ASan+UBSan; fuzz/README.md.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJ := $(CORE_SRC:%.c=$(BUILD)/fuzz/obj/%.o) $(SHELL_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check vmcheck demo demo-fixture bench bench-bpf install clean help tests
+.PHONY: all deps check fuzz fuzzers vmcheck demo demo-fixture bench bench-bpf install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -70,6 +78,7 @@ help:
 	@echo "make            build $(BUILD)/tierd and $(BUILD)/tierctl"
 	@echo "make deps       install build and test dependencies (apt-get, idempotent)"
 	@echo "make check      build and run every test (ASan+UBSan test build; includes vmcheck)"
+	@echo "make fuzz       every libFuzzer harness for FUZZ_SECONDS (60) each (fuzz/)"
 	@echo "make vmcheck    only the scenarios in the four-tier QEMU VM (tests/vm/)"
 	@echo "make demo       tierd at work in the four-tier QEMU VM (about 2 minutes)"
 	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
@@ -101,6 +110,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 # What includes the skeleton.
 $(BUILD)/obj/controller/bpf_sampler.o $(BUILD)/san/controller/bpf_sampler.o $(BUILD)/test/test_bpf: $(BPF_SKEL)
+$(BUILD)/fuzz/obj/controller/bpf_sampler.o: $(BPF_SKEL)
 
 $(BUILD)/obj/%.o: %.c Makefile
 	$(call msg,CC,$@)
@@ -156,7 +166,23 @@ $(BUILD)/test/%: tests/%.c $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -O1 $(LDFLAGS) -o $@ $< $(TEST_LINK)
 
-tests: $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl $(CORE_LIB)
+$(BUILD)/fuzz/obj/%.o: %.c Makefile
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
+	$(call msg,LD-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
+
+fuzzers: $(FUZZ_BIN)
+
+# Each harness for FUZZ_SECONDS on a copy of its seed corpus (fuzz/corpus/).
+fuzz: $(FUZZ_BIN)
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/test_fuzz.sh
+
+tests: $(FUZZ_BIN) $(TEST_BIN) $(BUILD)/san/tierd $(BUILD)/san/tierctl $(BUILD)/tierd $(BUILD)/tierctl $(CORE_LIB)
 
 # Installs what is missing first, so a fresh machine needs only this.
 check:
@@ -210,4 +236,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/test -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/san $(BUILD)/test $(BUILD)/fuzz -name '*.d' 2>/dev/null)

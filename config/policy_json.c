@@ -17,6 +17,7 @@
 #include "../controller/fd_util.h"
 #include "../policy/engine.h"
 #include "json_locate.h"
+#include "json_text.h"
 #include "policy_json.h"
 #include "strategy_keys.h"
 #include "../policy/strategy.h"
@@ -577,13 +578,15 @@ static void report_duplicates(struct ctx *c)
 static int parse_document(struct ctx *c, json_object **ret)
 {
 	struct json_tokener *tok;
+	enum json_tokener_error e;
 	json_object *root;
+	size_t off;
 	int r;
 
 	if (memchr(c->text, '\0', c->len)) {
-		size_t off = (size_t)((const char *)memchr(c->text, '\0', c->len) - c->text);
 		int line, col;
 
+		off = (size_t)((const char *)memchr(c->text, '\0', c->len) - c->text);
 		tierd_json_line_col(c->text, c->len, off, &line, &col);
 		tierd_diags_add(c->diags, c->file, line, col, NULL, "NUL byte in a JSON file");
 		return -EINVAL;
@@ -592,15 +595,10 @@ static int parse_document(struct ctx *c, json_object **ret)
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	/* Length + 1 takes in the terminating NUL so a trailing number ends. */
-	root = json_tokener_parse_ex(tok, c->text, (int)c->len + 1);
+	root = tierd_json_parse_text(tok, c->text, c->len, &e, &off);
 	if (!root) {
-		enum json_tokener_error e = json_tokener_get_error(tok);
-		size_t off = json_tokener_get_parse_end(tok);
 		int line, col;
 
-		if (e == json_tokener_continue)
-			off = c->len;
 		tierd_json_line_col(c->text, c->len, off, &line, &col);
 		tierd_diags_add(c->diags, c->file, line, col, NULL, "invalid JSON: %s",
 				e == json_tokener_continue ? "unexpected end of data"

@@ -40,6 +40,20 @@ uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes)
 	return tierd_page_down(tierd_min_u64(bytes, l->budget));
 }
 
+/* Books a move of `bytes` from one tier to another as the engine will:
+ * the destination fills, the source frees. Never below 0, should a caller
+ * overreach. */
+static void book(struct tierd_ledger *l, size_t from, size_t to, uint64_t bytes)
+{
+	l->room[to] -= tierd_min_u64(l->room[to], bytes);
+	l->room[from] = tierd_add_sat(l->room[from], bytes);
+	if (l->take[to] != TIERD_SHARE_NONE)
+		l->take[to] -= tierd_min_u64(l->take[to], bytes);
+	if (l->take[from] != TIERD_SHARE_NONE)
+		l->take[from] = tierd_add_sat(l->take[from], bytes);
+	l->budget -= tierd_min_u64(l->budget, bytes);
+}
+
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
 		      uint64_t start, uint64_t bytes)
 {
@@ -58,14 +72,26 @@ int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t f
 	r = tierd_action_list_push(l->out, &a);
 	if (r < 0)
 		return r;
-	/* As the engine will: the destination fills, the source frees. Never
-	 * below 0, should a caller overreach. */
-	l->room[to] -= tierd_min_u64(l->room[to], bytes);
-	l->room[from] = tierd_add_sat(l->room[from], bytes);
-	if (l->take[to] != TIERD_SHARE_NONE)
-		l->take[to] -= tierd_min_u64(l->take[to], bytes);
-	if (l->take[from] != TIERD_SHARE_NONE)
-		l->take[from] = tierd_add_sat(l->take[from], bytes);
-	l->budget -= tierd_min_u64(l->budget, bytes);
+	book(l, from, to, bytes);
+	return 0;
+}
+
+int tierd_ledger_demote(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
+			uint64_t bytes)
+{
+	const struct tierd_action a = {
+		.kind = TIERD_ACTION_DEMOTE,
+		.reason = reason,
+		.cgroup = l->cgroup,
+		.from_tier = from,
+		.to_tier = to,
+		.bytes = bytes,
+	};
+	int r;
+
+	r = tierd_action_list_push(l->out, &a);
+	if (r < 0)
+		return r;
+	book(l, from, to, bytes);
 	return 0;
 }

@@ -55,4 +55,10 @@ uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes);
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
 		      uint64_t start, uint64_t bytes);
 
+/* Proposes moving `bytes` of the cgroup's coldest memory (its LRU tail,
+ * the kernel's choice) from one tier to another and books it as
+ * tierd_ledger_move() does. Same contract. */
+int tierd_ledger_demote(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
+			uint64_t bytes);
+
 #endif

@@ -10,10 +10,20 @@
  * against the rate limit. A page goes up alone (one MIGRATE per page) and
  * only to tier 0: a full tier 0 fails the promotion, no fallback.
  *
- * Demotion (kswapd, §3.2, §4.2): a tier whose free memory is below its
- * watermark demotes its coldest memory to the next tier down until the
- * watermark holds again; demote_folio_list() falls back to any lower-tier
- * node when the preferred one cannot take a page, and so does this.
+ * Demotion on demand (kswapd, §3.2, §4.2): a promotion that finds the top
+ * tier unbalanced fails and wakes its kswapd (mm/migrate.c
+ * migrate_misplaced_folio_prepare(): !migrate_balanced_pgdat() ->
+ * wakeup_kswapd()), which demotes the LRU's coldest pages until the node is
+ * balanced again at the promotion watermark (mm/vmscan.c pgdat_balanced()
+ * checks WMARK_PROMO in tiering mode); the next faults then promote. The
+ * kernel runs this loop many times a second; per tick it comes to this:
+ * the tick's admitted candidates are the demand, tier 0 demotes its LRU
+ * tail until it has room for the demand above its watermark, and the
+ * candidates go up in the same tick. A demotion fills the next tier down,
+ * whose own kswapd then demotes further: stepwise, one tier at a time
+ * (mm/vmscan.c demote_folio_list() to next_demotion_node(), falling back to
+ * any lower node with room, as this does). Demotion takes at most half the
+ * migration budget, so promotion always has at least the other half.
  *
  * Inputs: page samples are hint faults, their interval_usec the fault
  * latency. A tick with no samples falls back on DAMON regions, which the
@@ -75,6 +85,14 @@
 #define LINUX_SCAN_PERIOD_USEC TIERD_USEC_PER_SEC
 /* A region seen accessed at all is a candidate; its latency decides. */
 #define LINUX_REGION_MIN_ACCESSES 1u
+/* kswapd's demotion takes at most budget / this, promotion the rest. */
+#define LINUX_DEMOTE_BUDGET_DIVISOR 2u
+
+/* A promotion candidate the threshold and rate limit let through. */
+struct linux_cand {
+	size_t from;
+	uint64_t start, bytes;
+};
 
 struct linux_state {
 	/* params */
@@ -90,6 +108,8 @@ struct linux_state {
 	uint64_t period_bytes;           /* candidates in it */
 	struct tierd_baseline_stats stats;
 	struct tierd_baseline_scratch scratch;
+	struct linux_cand *cand;         /* this tick's, kept to reuse */
+	size_t nr_cand, cap_cand;
 };
 
 static uint64_t rate_limit_bytes(const struct linux_state *s)
@@ -188,12 +208,13 @@ static bool is_hot(const struct linux_state *s, uint64_t latency_usec)
 	return latency_usec && latency_usec < s->threshold_usec;
 }
 
-/* One candidate: through the rate limit (unless free space is plentiful),
- * then to tier 0 if it has room. */
-static int promote(struct linux_state *s, struct tierd_ledger *l, size_t from,
-		   uint64_t start, uint64_t bytes, bool plenty)
+/* One candidate through the rate limit (unless free space is plentiful):
+ * what it lets through joins the tick's demand. `budget` is what the
+ * candidates may still add up to. */
+static int admit(struct linux_state *s, size_t from, uint64_t start, uint64_t bytes, bool plenty,
+		 uint64_t *budget)
 {
-	bytes = tierd_ledger_budget_clip(l, bytes);
+	bytes = tierd_page_down(tierd_min_u64(bytes, *budget));
 	if (!bytes)
 		return 0;
 	if (!plenty) {
@@ -209,12 +230,24 @@ static int promote(struct linux_state *s, struct tierd_ledger *l, size_t from,
 			bytes = allowed;
 		}
 	}
-	return tierd_baseline_promote(l, TIERD_REASON_FAULT_PROMOTION, from, start, bytes, false,
-				      &s->stats);
+	if (!bytes)
+		return 0;
+	if (s->nr_cand == s->cap_cand) {
+		size_t cap = s->cap_cand ? s->cap_cand * 2 : 64;
+		struct linux_cand *grown = realloc(s->cand, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		s->cand = grown;
+		s->cap_cand = cap;
+	}
+	s->cand[s->nr_cand++] = (struct linux_cand){ .from = from, .start = start, .bytes = bytes };
+	*budget -= bytes;
+	return 0;
 }
 
-static int promote_samples(struct linux_state *s, struct tierd_ledger *l,
-			   const struct tierd_strategy_input *in)
+static int collect_samples(struct linux_state *s, const struct tierd_strategy_input *in,
+			   size_t nr_tiers, bool plenty, uint64_t *budget)
 {
 	const struct tierd_hotness *hot = in->hot;
 	int r;
@@ -222,48 +255,81 @@ static int promote_samples(struct linux_state *s, struct tierd_ledger *l,
 	r = tierd_page_set_reset(&s->scratch.pages, hot->nr_samples);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < hot->nr_samples && tierd_ledger_has_budget(l); i++) {
+	for (size_t i = 0; i < hot->nr_samples && *budget >= TIERD_PAGE_BYTES; i++) {
 		const struct tierd_sample *sm = &hot->samples[i];
-		bool plenty;
 
 		/* The top tier is not scanned; an unknown tier cannot move. */
-		if (sm->tier <= 0 || (size_t)sm->tier >= l->nr_tiers)
+		if (sm->tier <= 0 || (size_t)sm->tier >= nr_tiers)
 			continue;
-		plenty = free_space_enough(s, in->topo, l->room[0]);
 		if (!plenty && !is_hot(s, sm->interval_usec))
 			continue;
 		/* Once a page is promoted its next fault is on tier 0. */
 		if (!tierd_page_set_add(&s->scratch.pages, sm->addr, NULL))
 			continue;
-		r = promote(s, l, (size_t)sm->tier,
-			    tierd_page_down(sm->addr), TIERD_PAGE_BYTES, plenty);
+		r = admit(s, (size_t)sm->tier, tierd_page_down(sm->addr), TIERD_PAGE_BYTES, plenty,
+			  budget);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int promote_regions(struct linux_state *s, struct tierd_ledger *l,
-			   const struct tierd_strategy_input *in)
+static int collect_regions(struct linux_state *s, const struct tierd_strategy_input *in,
+			   size_t nr_tiers, bool plenty, uint64_t *budget)
 {
 	const struct tierd_hotness *hot = in->hot;
 	const size_t *order;
 	size_t n;
 	int r;
 
-	r = tierd_baseline_hot_order(&s->scratch, hot, l->nr_tiers, LINUX_REGION_MIN_ACCESSES,
+	r = tierd_baseline_hot_order(&s->scratch, hot, nr_tiers, LINUX_REGION_MIN_ACCESSES,
 				     &order, &n);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n && tierd_ledger_has_budget(l); i++) {
+	for (size_t i = 0; i < n && *budget >= TIERD_PAGE_BYTES; i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
-		bool plenty = free_space_enough(s, in->topo, l->room[0]);
 
 		if (!plenty && !is_hot(s, reg->aggr_usec / reg->nr_accesses))
 			continue;
-		r = promote(s, l, (size_t)reg->tier, reg->start, reg->end - reg->start, plenty);
+		r = admit(s, (size_t)reg->tier, reg->start, reg->end - reg->start, plenty, budget);
 		if (r < 0)
 			return r;
+	}
+	return 0;
+}
+
+/* kswapd, tier by tier from the top: each tier below its watermark plus
+ * what is about to land on it (tier 0: the promotion demand) demotes its
+ * LRU tail to the next tier down, the rest to lower tiers with room, within
+ * `cap` bytes in all. */
+static int kswapd(struct linux_state *s, struct tierd_ledger *l,
+		  const struct tierd_strategy_input *in, uint64_t demand, uint64_t cap)
+{
+	for (size_t t = 0; t + 1 < l->nr_tiers && cap >= TIERD_PAGE_BYTES; t++) {
+		uint64_t want = tierd_baseline_watermark_bytes(in->topo, t, (uint32_t)s->watermark_pmy);
+		uint64_t bytes, left;
+
+		if (t == 0)
+			want = tierd_add_sat(want, demand);
+		if (l->room[t] >= want)
+			continue;
+		bytes = tierd_min_u64(tierd_min_u64(want - l->room[t], cap), in->obs->anon_bytes[t]);
+		bytes = tierd_page_down(tierd_min_u64(bytes, l->budget));
+		left = bytes;
+		for (size_t to = t + 1; to < l->nr_tiers && left; to++) {
+			uint64_t n = tierd_min_u64(left, tierd_ledger_fits(l, to));
+			int r;
+
+			if (!n)
+				continue;
+			r = tierd_ledger_demote(l, TIERD_REASON_WATERMARK_DEMOTION, t, to, n);
+			if (r < 0)
+				return r;
+			left -= n;
+		}
+		s->stats.demote_attempts += bytes / TIERD_PAGE_BYTES;
+		s->stats.demote_failed += left / TIERD_PAGE_BYTES;
+		cap -= bytes - left;
 	}
 	return 0;
 }
@@ -273,21 +339,36 @@ static int linux_plan(void *state, const struct tierd_strategy_input *in,
 {
 	struct linux_state *s = state;
 	struct tierd_ledger l;
+	uint64_t cap, budget, demand = 0;
+	bool plenty;
 	int r;
 
 	tierd_ledger_init(&l, in, out);
 	if (l.nr_tiers < 2)
 		return 0;
-	/* Faults promote as they happen; kswapd then restores the watermarks
-	 * the promotions used up. */
+	s->nr_cand = 0;
+	cap = tierd_page_down(l.budget / LINUX_DEMOTE_BUDGET_DIVISOR);
+	budget = l.budget;
+	plenty = free_space_enough(s, in->topo, l.room[0]);
 	if (in->hot->nr_samples)
-		r = promote_samples(s, &l, in);
+		r = collect_samples(s, in, l.nr_tiers, plenty, &budget);
 	else
-		r = promote_regions(s, &l, in);
+		r = collect_regions(s, in, l.nr_tiers, plenty, &budget);
 	if (r < 0)
 		return r;
-	return tierd_baseline_demote(&l, &s->scratch, in, (uint32_t)s->watermark_pmy,
-				     TIERD_REASON_WATERMARK_DEMOTION, &s->stats);
+	for (size_t i = 0; i < s->nr_cand; i++)
+		demand += s->cand[i].bytes;
+	/* Unbalanced: kswapd makes room first, then the faults promote. */
+	r = kswapd(s, &l, in, demand, cap);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s->nr_cand; i++) {
+		r = tierd_baseline_promote(&l, TIERD_REASON_FAULT_PROMOTION, s->cand[i].from,
+					   s->cand[i].start, s->cand[i].bytes, false, &s->stats);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static void linux_free(void *state)
@@ -297,6 +378,7 @@ static void linux_free(void *state)
 	if (!s)
 		return;
 	tierd_baseline_scratch_free(&s->scratch);
+	free(s->cand);
 	free(s);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/json_text.h"
 #include "report.h"
 
 /* Room for the longest key prefix, "migrations.paths.damos_migrate_cold.". */
@@ -758,15 +759,16 @@ int tierd_report_from_json(const char *text, size_t len, struct tierd_report *ou
 	struct tierd_report rep = { 0 };
 	json_object *root, *cgroups, *plan, *topo, *migrations, *backend, *bpf;
 	struct json_tokener *tok;
+	enum json_tokener_error jerr;
+	size_t off;
 	int r = -EINVAL;
 
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
-	root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	root = tierd_json_parse_text(tok, text, len, &jerr, &off);
 	if (!root) {
-		snprintf(err, err_size, "invalid JSON at byte %zu: %s", json_tokener_get_parse_end(tok),
-			 json_tokener_error_desc(json_tokener_get_error(tok)));
+		snprintf(err, err_size, "invalid JSON at byte %zu: %s", off, json_tokener_error_desc(jerr));
 		json_tokener_free(tok);
 		return -EINVAL;
 	}

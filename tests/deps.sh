@@ -5,7 +5,8 @@ set -eu
 
 PKGS="gcc make pkg-config libsystemd-dev libjson-c-dev libnuma-dev libcgroup-dev \
 systemd python3 python3-prometheus-client gnuplot-nox \
-clang-14 llvm-14 bpftool libbpf-dev libelf-dev zlib1g-dev zstd"
+clang-14 libclang-rt-14-dev llvm-14 bpftool libbpf-dev libelf-dev zlib1g-dev zstd \
+debhelper dpkg-dev lintian"
 
 missing=""
 for p in $PKGS; do

@@ -395,7 +395,9 @@ static void test_engine_strategy(void)
 	tierd_plan_free(&plan);
 
 	/* A cgroup over its tier-0 max is demoted before its strategy runs,
-	 * and the strategy cannot promote into a tier it is over. */
+	 * and the strategy cannot promote into a tier it is over beyond what
+	 * it demotes of it in the same plan (linux's kswapd demotes: tier 0
+	 * is below its watermark): an exchange, never a crossing. */
 	pol.nr_tiers = 1;
 	pol.tiers[0] = (struct tierd_tier_budget){ .selector = TIERD_SELECT_INDEX, .index = 0,
 						   .max = { .kind = TIERD_AMOUNT_BYTES,
@@ -403,10 +405,21 @@ static void test_engine_strategy(void)
 	obs.anon_bytes[0] = 512 * 1024;
 	in = engine_input(&topo, &cg, 1, 15 * TIERD_USEC_PER_SEC, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK(plan.nr_actions >= 1);
 	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
 	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
 	CHECK_EQ_U64(plan.actions[0].bytes, 256 * 1024);
+	{
+		uint64_t into0 = 0, outof0 = 0;
+
+		for (size_t i = 1; i < plan.nr_actions; i++) {
+			if (plan.actions[i].to_tier == 0)
+				into0 += plan.actions[i].bytes;
+			if (plan.actions[i].from_tier == 0)
+				outof0 += plan.actions[i].bytes;
+		}
+		CHECK(into0 <= outof0);
+	}
 	tierd_plan_free(&plan);
 	pol.nr_tiers = 0;
 	obs.anon_bytes[0] = 0;

@@ -71,6 +71,24 @@ static int parse(const char *text, struct tierd_report *out, char *err, size_t s
 	return tierd_report_from_json(text, strlen(text), out, err, size);
 }
 
+/* The state-file fuzzer's finding: json-c was handed len + 1 bytes to find a
+ * NUL; a state file read into a buffer of its exact size was read past. */
+static void test_json_unterminated(void)
+{
+	static const char cut[] = "{\"realtime_usec\": 17963";
+	struct tierd_report rep = { 0 };
+	char err[256] = "";
+	char *text = malloc(sizeof(cut) - 1);
+
+	if (!text)
+		abort();
+	memcpy(text, cut, sizeof(cut) - 1);
+	CHECK_EQ_INT(tierd_report_from_json(text, sizeof(cut) - 1, &rep, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(err, "invalid JSON at byte 23: unexpected end of data");
+	free(text);
+	tierd_report_free(&rep);
+}
+
 static void test_json_round_trip(void)
 {
 	struct tierd_report rep = { 0 }, back = { 0 };
@@ -606,6 +624,7 @@ int main(void)
 	test_json_round_trip();
 	test_json_old_release();
 	test_json_malformed();
+	test_json_unterminated();
 	test_bpf_mode_names();
 	test_bpf_json_round_trip();
 	test_bpf_json_malformed();

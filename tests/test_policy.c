@@ -240,6 +240,54 @@ static void test_nul_byte(void)
 	tierd_diags_free(&diags);
 }
 
+/* Exactly len bytes in their own allocation, no NUL after them: ASan
+ * catches any read past the end. */
+static char *unterminated(const char *text, size_t len)
+{
+	char *copy = malloc(len);
+
+	if (!copy)
+		abort();
+	memcpy(copy, text, len);
+	return copy;
+}
+
+/* The fuzzers' first finding: json-c was handed len + 1 bytes to find a
+ * terminating NUL, a read past the end of text that is not a C string. */
+static void test_unterminated_text(void)
+{
+	static const char cut[] = "{\n  \"name\": \"ba";
+	static const char number[] = "7";
+	static const char config[] = "{\"tick_interval\": \"3s\"}";
+	struct tierd_diags diags = { 0 };
+	struct tierd_config cfg;
+	struct tierd_policy p = { 0 };
+	char *text;
+
+	text = unterminated(cut, sizeof(cut) - 1);
+	CHECK_EQ_INT(tierd_policy_parse("u.json", text, sizeof(cut) - 1, &p, &diags), -EINVAL);
+	CHECK_EQ_INT(diags.nr, 1);
+	CHECK_EQ_STR(diags.items[0].message, "u.json:2:14: invalid JSON: unexpected end of data");
+	free(text);
+	tierd_diags_free(&diags);
+
+	/* A document that ends in a number still ends there. */
+	text = unterminated(number, sizeof(number) - 1);
+	CHECK_EQ_INT(tierd_policy_parse("n.json", text, sizeof(number) - 1, &p, &diags), -EINVAL);
+	CHECK_EQ_INT(diags.nr, 1);
+	CHECK_EQ_STR(diags.items[0].message, "n.json:1:1: expected a policy object, got an integer");
+	free(text);
+	tierd_diags_free(&diags);
+
+	tierd_config_defaults(&cfg);
+	text = unterminated(config, sizeof(config) - 1);
+	CHECK_EQ_INT(tierd_config_parse("c.json", text, sizeof(config) - 1, &cfg, &diags), 0);
+	CHECK_EQ_INT(cfg.tick_usec, 3000000);
+	CHECK_EQ_INT(diags.nr, 0);
+	free(text);
+	tierd_diags_free(&diags);
+}
+
 static char *write_tmp(const char *dir, const char *name, const char *text)
 {
 	char *path;
@@ -504,6 +552,7 @@ int main(void)
 	test_bad_cases();
 	test_error_order();
 	test_nul_byte();
+	test_unterminated_text();
 	test_set_checks();
 	test_pick_conflict();
 	test_config();

@@ -1,7 +1,8 @@
 /* The "linux" strategy driven directly through its ops: fault promotion
  * under the hot threshold to tier 0 only, the rate limit across ticks, the
- * free-space bypass, the threshold adjustment, watermark demotion one tier
- * down until the watermark holds, and its params errors. */
+ * free-space bypass, the threshold adjustment, LRU demotion one tier down
+ * until the watermark holds, sized to the promotion demand in the same tick,
+ * and its params errors. */
 #include "../policy/strategy_linux.h"
 #include "strategy_fixture.h"
 
@@ -232,8 +233,22 @@ static void test_regions_without_samples(void)
 	fixture_done(&f);
 }
 
-/* Watermark 25% of 1G = 256M, tier 0 has 200M free: 56M of its cold regions,
- * oldest first, go exactly one tier down, and no more. */
+/* kswapd demotes the LRU tail (a DEMOTE action, no range), never DAMON's
+ * regions. Watermark 25% of 1G = 256M, tier 0 has 200M free and nothing
+ * to promote: 56M go exactly one tier down, and no more. */
+static void check_demote(const struct tierd_action_list *out, size_t i, size_t from, size_t to,
+			 uint64_t bytes)
+{
+	CHECK(i < out->nr);
+	if (i >= out->nr)
+		return;
+	CHECK_EQ_INT(out->items[i].kind, TIERD_ACTION_DEMOTE);
+	CHECK_EQ_INT(out->items[i].reason, TIERD_REASON_WATERMARK_DEMOTION);
+	CHECK_EQ_INT(out->items[i].from_tier, from);
+	CHECK_EQ_INT(out->items[i].to_tier, to);
+	CHECK_EQ_U64(out->items[i].bytes, bytes);
+}
+
 static void test_watermark_demotion(void)
 {
 	const uint64_t free_bytes[4] = { 200 * MIB, 800 * MIB, 800 * MIB, 800 * MIB };
@@ -242,16 +257,11 @@ static void test_watermark_demotion(void)
 	struct fixture f;
 
 	fixture_baseline(&f, ops, GIB, free_bytes, "{\"watermark\": \"25%\"}");
-	fixture_region(&f, 0, 32 * MIB, 0, 0, 5, 100 * MSEC);           /* A */
-	fixture_region(&f, 32 * MIB, 16 * MIB, 0, 0, 9, 100 * MSEC);    /* B: oldest */
-	fixture_region(&f, 48 * MIB, 32 * MIB, 0, 0, 1, 100 * MSEC);    /* C: youngest */
-	fixture_region(&f, 80 * MIB, 32 * MIB, 0, 3, 20, 100 * MSEC);   /* hot */
-	fixture_region(&f, GIB, 64 * MIB, 1, 0, 50, 100 * MSEC);        /* tier 1 is fine */
+	f.obs.anon_bytes[0] = 512 * MIB;
+	fixture_region(&f, 0, 32 * MIB, 0, 0, 5, 100 * MSEC);
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
-	CHECK_EQ_INT(f.out.nr, 3);
-	CHECK_MOVE(&f.out, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 32 * MIB, 16 * MIB);
-	CHECK_MOVE(&f.out, 1, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 0, 32 * MIB);
-	CHECK_MOVE(&f.out, 2, TIERD_REASON_WATERMARK_DEMOTION, 0, 1, 48 * MIB, 8 * MIB);
+	CHECK_EQ_INT(f.out.nr, 1);
+	check_demote(&f.out, 0, 0, 1, 56 * MIB);
 	st = stats(&f);
 	CHECK_EQ_U64(st.demote_attempts, 56 * MIB / PAGE);
 	CHECK_EQ_U64(st.demote_failed, 0);
@@ -260,10 +270,50 @@ static void test_watermark_demotion(void)
 	/* As demote_folio_list() does, a next tier without room sends the
 	 * pages to the next lower tier that has some. */
 	fixture_baseline(&f, ops, GIB, full1, "{\"watermark\": \"25%\"}");
-	fixture_region(&f, 0, 64 * MIB, 0, 0, 5, 100 * MSEC);
+	f.obs.anon_bytes[0] = 512 * MIB;
 	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
-	CHECK_MOVE(&f.out, 0, TIERD_REASON_WATERMARK_DEMOTION, 0, 2, 0, 56 * MIB);
+	check_demote(&f.out, 0, 0, 2, 56 * MIB);
+	fixture_done(&f);
+}
+
+/* Demotion on demand: tier 0 is full (1 page free; watermark 0.3% of 1G =
+ * 3,221,225 bytes) and 100 hot pages fault on tier 2: kswapd demotes
+ * 3,221,225 + 100 pages - 1 page, in whole pages 885, of tier 0's LRU
+ * tail to tier 1 in the same tick, and then all 100 go up. Demotion is capped at half the
+ * budget: with a budget of 200 pages 100 are demoted, room enough for the
+ * 100 promotions with the page already free. */
+static void test_demotion_on_demand(void)
+{
+	const uint64_t free_bytes[4] = { PAGE, 512 * MIB, 512 * MIB, 512 * MIB };
+	struct tierd_baseline_stats st;
+	struct fixture f;
+
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
+	f.obs.anon_bytes[0] = GIB - PAGE;
+	for (uint64_t i = 0; i < 100; i++)
+		fixture_sample(&f, 0x100000 + i * PAGE, 2, 10 * MSEC);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(f.out.nr, 101);
+	check_demote(&f.out, 0, 0, 1, 885 * PAGE);
+	CHECK_MOVE(&f.out, 1, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000, PAGE);
+	CHECK_MOVE(&f.out, 100, TIERD_REASON_FAULT_PROMOTION, 2, 0, 0x100000 + 99 * PAGE, PAGE);
+	st = stats(&f);
+	CHECK_EQ_U64(st.promote_attempts, 100);
+	CHECK_EQ_U64(st.promote_failed, 0);
+	CHECK_EQ_U64(st.demote_attempts, 885);
+	fixture_done(&f);
+
+	fixture_baseline(&f, ops, GIB, free_bytes, NULL);
+	f.obs.anon_bytes[0] = GIB - PAGE;
+	f.in.budget_bytes = 200 * PAGE;
+	for (uint64_t i = 0; i < 100; i++)
+		fixture_sample(&f, 0x100000 + i * PAGE, 2, 10 * MSEC);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
+	check_demote(&f.out, 0, 0, 1, 100 * PAGE);
+	st = stats(&f);
+	CHECK_EQ_U64(st.promote_attempts, 100);
+	CHECK_EQ_U64(st.promote_failed, 0);
 	fixture_done(&f);
 }
 
@@ -308,6 +358,7 @@ int main(void)
 	test_threshold_adjust();
 	test_regions_without_samples();
 	test_watermark_demotion();
+	test_demotion_on_demand();
 	test_budget();
 	test_profile();
 	return tierd_test_finish();

@@ -18,13 +18,20 @@
 
 struct group {
 	struct tiersim_run_config cfg;
-	struct tiersim_result *rows;      /* nr_strategies + 1 (the oracle's) */
+	struct tiersim_result *rows;      /* group_rows(): the strategies', the oracles' */
 	int status;
 	bool done;
 	pid_t pid;
 	int fd;
 	size_t got;                       /* bytes read from the child */
 };
+
+/* Rows per group: one per strategy, then the oracle's and the causal
+ * oracle's. */
+static size_t group_rows(const struct tiersim_bench_config *bc)
+{
+	return bc->nr_strategies + 2;
+}
 
 static void group_config(const struct tiersim_bench_config *bc, size_t g,
 			 struct tiersim_run_config *cfg)
@@ -58,7 +65,23 @@ static void oracle_row(const struct tiersim_result *like, const struct tiersim_o
 	row->static_ns = o->static_mean_ns;
 	row->x_oracle = 1.0;
 	row->x_static = o->static_mean_ns > 0 ? o->mean_ns / o->static_mean_ns : 0;
+	row->causal_ns = o->causal_mean_ns;
+	row->x_causal = o->causal_mean_ns > 0 ? o->mean_ns / o->causal_mean_ns : 0;
 	row->hot_frac_mean = row->hot_frac_last = 1.0;
+}
+
+/* The causal oracle as a row of its own: x_causal 1 by definition. */
+static void causal_row(const struct tiersim_result *oracle, const struct tiersim_oracle *o,
+		       struct tiersim_result *row)
+{
+	*row = *oracle;
+	snprintf(row->strategy, sizeof(row->strategy), "causal");
+	row->latency_ns = o->causal_ns;
+	row->mean_ns = row->mean_ns_mig = o->causal_mean_ns;
+	row->x_causal = 1.0;
+	row->x_oracle = o->mean_ns > 0 ? o->causal_mean_ns / o->mean_ns : 0;
+	row->x_static = o->static_mean_ns > 0 ? o->causal_mean_ns / o->static_mean_ns : 0;
+	row->hot_frac_mean = row->hot_frac_last = 0;
 }
 
 static int run_group(const struct tiersim_bench_config *bc, struct group *gr, FILE *log,
@@ -97,8 +120,10 @@ static int run_group(const struct tiersim_bench_config *bc, struct group *gr, FI
 		}
 		tiersim_result_free(row);
 	}
-	if (bc->nr_strategies)
+	if (bc->nr_strategies) {
 		oracle_row(&gr->rows[0], &oracle, &gr->rows[bc->nr_strategies]);
+		causal_row(&gr->rows[bc->nr_strategies], &oracle, &gr->rows[bc->nr_strategies + 1]);
+	}
 	if (bc->out_dir && bc->nr_strategies) {
 		tiersim_run_label(&gr->rows[0], false, label, sizeof(label));
 		r = tiersim_plot(bc->out_dir, label, names, bc->nr_strategies, gnuplot);
@@ -117,7 +142,7 @@ static void print_group(const struct tiersim_bench_config *bc, const struct grou
 {
 	if (bc->quiet || gr->status < 0)
 		return;
-	for (size_t i = 0; i <= bc->nr_strategies; i++)
+	for (size_t i = 0; i < group_rows(bc); i++)
 		tiersim_table_row(out, &gr->rows[i]);
 	fflush(out);
 }
@@ -139,7 +164,7 @@ static int start_child(const struct tiersim_bench_config *bc, struct group *gr, 
 		return r;
 	}
 	if (gr->pid == 0) {
-		size_t size = (bc->nr_strategies + 1) * sizeof(*gr->rows);
+		size_t size = group_rows(bc) * sizeof(*gr->rows);
 		const char *p = (const char *)gr->rows;
 		int status;
 
@@ -169,7 +194,7 @@ static int start_child(const struct tiersim_bench_config *bc, struct group *gr, 
 /* Reads a child's answer to the end and reaps it. */
 static void finish_child(const struct tiersim_bench_config *bc, struct group *gr)
 {
-	size_t size = (bc->nr_strategies + 1) * sizeof(*gr->rows);
+	size_t size = group_rows(bc) * sizeof(*gr->rows);
 	int status = -EIO, wstatus;
 	ssize_t n;
 
@@ -182,7 +207,7 @@ static void finish_child(const struct tiersim_bench_config *bc, struct group *gr
 		status = status < 0 ? status : -EIO;
 	gr->status = status;
 	gr->done = true;
-	for (size_t i = 0; i <= bc->nr_strategies; i++) {
+	for (size_t i = 0; i < group_rows(bc); i++) {
 		gr->rows[i].ticks = NULL; /* the child's pointers mean nothing here */
 		gr->rows[i].nr_ticks = 0;
 	}
@@ -191,7 +216,7 @@ static void finish_child(const struct tiersim_bench_config *bc, struct group *gr
 int tiersim_bench(const struct tiersim_bench_config *bc, FILE *out, FILE *log)
 {
 	size_t nr_groups = bc->nr_items * bc->nr_ratios, next_print = 0, running = 0, started = 0;
-	size_t nr_rows = bc->nr_strategies + 1;
+	size_t nr_rows = group_rows(bc);
 	struct group *groups;
 	struct tiersim_result *all = NULL;
 	bool gnuplot = bc->out_dir && tiersim_gnuplot_available();

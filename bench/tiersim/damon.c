@@ -1,6 +1,7 @@
 /* The DAMON-like sampler: sampling, aggregation, merge and split, shaped
- * after mm/damon/core.c (kdamond_merge_regions, damon_merge_regions_of,
- * kdamond_split_regions, damon_split_regions_of); written afresh. */
+ * after mm/damon/core.c (kdamond_fn, kdamond_merge_regions,
+ * damon_merge_regions_of, kdamond_split_regions, damon_split_regions_of);
+ * written afresh. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -37,18 +38,18 @@ static uint32_t diff_u32(uint32_t a, uint32_t b)
 }
 
 int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_config *cfg,
-		       uint64_t nr_pages, uint64_t base_addr, size_t nr_tiers,
-		       uint64_t seed, uint64_t stream)
+		       uint64_t nr_pages, uint64_t base_addr, int tier, uint64_t seed,
+		       uint64_t stream)
 {
 	memset(d, 0, sizeof(*d));
 	if (!nr_pages || !cfg->sample_usec || cfg->aggr_usec < cfg->sample_usec ||
-	    !cfg->min_regions || cfg->max_regions < cfg->min_regions || !nr_tiers ||
-	    nr_tiers > TIERSIM_MAX_TIERS)
+	    !cfg->min_regions || cfg->max_regions < cfg->min_regions || tier < 0 ||
+	    tier >= TIERSIM_MAX_TIERS)
 		return -EINVAL;
 	d->cfg = *cfg;
 	d->nr_pages = nr_pages;
 	d->base_addr = base_addr;
-	d->nr_tiers = nr_tiers;
+	d->tier = tier;
 	tiersim_rng_seed(&d->rng, seed, stream);
 	/* A split never runs above max/2 regions and makes at most three of
 	 * each: 1.5 * max, plus the initial min. */
@@ -56,17 +57,19 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 	d->regions = calloc(d->cap, sizeof(*d->regions));
 	d->scratch = calloc(d->cap, sizeof(*d->scratch));
 	d->out = calloc(d->cap, sizeof(*d->out));
-	if (!d->regions || !d->scratch || !d->out) {
+	d->ask = calloc(d->cap, sizeof(*d->ask));
+	d->ask_runs = calloc(d->cap, sizeof(*d->ask_runs));
+	d->owner = calloc(nr_pages, sizeof(*d->owner));
+	d->on_tier = calloc(nr_pages, sizeof(*d->on_tier));
+	if (!d->regions || !d->scratch || !d->out || !d->ask || !d->ask_runs || !d->owner || !d->on_tier) {
 		tiersim_damon_free(d);
 		return -ENOMEM;
 	}
-	for (size_t b = 0; b <= nr_tiers; b++) {
-		d->window_usec[b] = cfg->aggr_usec;
-		d->interval_usec[b] = cfg->sample_usec;
-		d->next_sample_usec[b] = cfg->sample_usec;
-		d->next_window_usec[b] = cfg->aggr_usec;
-	}
+	d->window_usec = cfg->aggr_usec;
+	d->interval_usec = cfg->sample_usec;
+	d->next_sample_usec = cfg->sample_usec;
 	d->next_aggr_usec = cfg->aggr_usec;
+	d->ask_windows = UINT64_MAX;
 	d->next_update_usec = TIERSIM_DAMON_UPDATE_USEC;
 	return 0;
 }
@@ -97,7 +100,6 @@ static void update_mapping(struct tiersim_damon *d, struct tiersim_space *s)
 			memset(r, 0, sizeof(*r));
 			r->start = mapped * i / nr;
 			r->end = mapped * (i + 1) / nr;
-			r->bucket = d->nr_tiers;
 			r->sample_page = UINT64_MAX;
 		}
 		d->nr = (size_t)nr;
@@ -112,60 +114,79 @@ void tiersim_damon_free(struct tiersim_damon *d)
 	free(d->regions);
 	free(d->scratch);
 	free(d->out);
+	free(d->ask);
+	free(d->ask_runs);
+	free(d->owner);
+	free(d->on_tier);
+	tierd_attr_out_free(&d->runs, 1);
 	d->regions = d->scratch = NULL;
 	d->out = NULL;
+	d->ask = d->owner = d->on_tier = NULL;
+	d->ask_runs = NULL;
 }
 
 void tiersim_damon_set_intervals(struct tiersim_damon *d, const uint64_t *interval_usec)
 {
 	uint64_t aggr = d->cfg.aggr_usec;
+	uint64_t window = interval_usec[d->tier] ? interval_usec[d->tier] : aggr;
+	uint64_t sample;
 
-	for (size_t t = 0; t < d->nr_tiers; t++) {
-		uint64_t window = interval_usec[t] ? interval_usec[t] : aggr;
-		uint64_t sample;
-
-		if (window > TIERSIM_DAMON_MAX_WINDOW_USEC)
-			window = TIERSIM_DAMON_MAX_WINDOW_USEC;
-		window = window < aggr ? aggr : window / aggr * aggr;
-		sample = (uint64_t)((unsigned __int128)window * d->cfg.sample_usec / aggr);
-		if (sample < TIERSIM_DAMON_MIN_SAMPLE_USEC)
-			sample = TIERSIM_DAMON_MIN_SAMPLE_USEC;
-		d->interval_usec[t] = sample;
-		if (window != d->window_usec[t]) {
-			d->window_usec[t] = window;
-			d->next_window_usec[t] = d->next_aggr_usec - aggr + window;
-		}
+	if (window > TIERSIM_DAMON_MAX_WINDOW_USEC)
+		window = TIERSIM_DAMON_MAX_WINDOW_USEC;
+	window = window < aggr ? aggr : window / aggr * aggr;
+	sample = (uint64_t)((unsigned __int128)window * d->cfg.sample_usec / aggr);
+	if (sample < TIERSIM_DAMON_MIN_SAMPLE_USEC)
+		sample = TIERSIM_DAMON_MIN_SAMPLE_USEC;
+	d->interval_usec = sample;
+	if (window != d->window_usec) {
+		d->window_usec = window;
+		d->next_aggr_usec = d->last_aggr_usec + window;
 	}
 }
 
-/* Picks the page the next sample checks and clears its accessed and dirty
- * bits (DAMON's prepare_access_checks: mkold on a random address; HMM-V's
- * scanner clears both A/D bits, §3.2), so the check sees only what happened
- * since. */
-static void arm(struct tiersim_damon *d, struct tiersim_space *s, struct tiersim_damon_region *r)
+void tiersim_damon_reindex(struct tiersim_damon *d, const struct tiersim_space *s)
 {
-	r->sample_page = r->start + tiersim_rng_below(&d->rng, size_of(r));
+	d->nr_on_tier = 0;
+	for (uint64_t p = 0; p < d->nr_pages; p++)
+		if (s->pages[p].tier == d->tier)
+			d->on_tier[d->nr_on_tier++] = p;
+}
+
+/* The first index of on_tier at or after page p. */
+static size_t lower_bound(const struct tiersim_damon *d, uint64_t p)
+{
+	size_t lo = 0, hi = d->nr_on_tier;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->on_tier[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Picks the page the next check reads, a random one of the region's pages
+ * on the tier, and clears its accessed and dirty bits (DAMON's
+ * prepare_access_checks: mkold on a random address; HMM-V's scanner clears
+ * both A/D bits, §3.2), so the check sees only what happens in between. A
+ * region with no page on the tier has nothing to arm: its checks find
+ * nothing, as a paddr check of a free frame does. */
+static void arm(struct tiersim_damon *d, struct tiersim_space *s, struct tiersim_damon_region *r,
+		uint64_t now_usec)
+{
+	size_t lo = lower_bound(d, r->start), hi = lower_bound(d, r->end);
+
+	r->armed_usec = now_usec;
+	r->sample_on_tier = lo < hi;
+	if (!r->sample_on_tier) {
+		r->sample_page = r->start;
+		return;
+	}
+	r->sample_page = d->on_tier[lo + tiersim_rng_below(&d->rng, hi - lo)];
 	s->pages[r->sample_page].flags &= (uint8_t)~(TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_DIRTY);
-}
-
-/* The tier holding most of a region's pages decides its sampling interval. */
-static void assign_buckets(struct tiersim_damon *d, const struct tiersim_space *s)
-{
-	for (size_t i = 0; i < d->nr; i++) {
-		struct tiersim_damon_region *r = &d->regions[i];
-		uint64_t count[TIERSIM_MAX_TIERS] = { 0 }, best = 0;
-
-		r->bucket = d->nr_tiers;
-		for (uint64_t p = r->start; p < r->end; p++)
-			if (s->pages[p].tier >= 0)
-				count[s->pages[p].tier]++;
-		for (size_t t = 0; t < d->nr_tiers; t++) {
-			if (count[t] > best) {
-				best = count[t];
-				r->bucket = t;
-			}
-		}
-	}
 }
 
 static uint32_t region_rate(const struct tiersim_damon_region *r)
@@ -257,26 +278,18 @@ static void split_regions(struct tiersim_damon *d)
 	d->nr = n;
 }
 
-static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t now_usec)
+static void aggregate(struct tiersim_damon *d, uint64_t now_usec)
 {
 	uint64_t size_limit = d->mapped_pages / d->cfg.min_regions;
 	uint32_t threshold = MERGE_THRESHOLD_PMY;
-	bool closing[TIERSIM_MAX_TIERS + 1] = { false };
 
 	if (!size_limit)
 		size_limit = 1;
-	for (size_t b = 0; b <= d->nr_tiers; b++) {
-		if (d->next_window_usec[b] > now_usec)
-			continue;
-		closing[b] = true;
-		while (d->next_window_usec[b] <= now_usec)
-			d->next_window_usec[b] += d->window_usec[b];
-	}
-	/* Close the windows due: age, then the counts become the last window's. */
+	/* Close the window: age, then the counts become the last window's. */
 	for (size_t i = 0; i < d->nr; i++) {
 		struct tiersim_damon_region *r = &d->regions[i];
 
-		if (!closing[r->bucket] || r->frozen)
+		if (r->frozen)
 			continue;
 		if (diff_u32(rate_pmy(r->nr_accesses, r->nr_samples),
 			     rate_pmy(r->last_accesses, r->last_samples)) > MERGE_THRESHOLD_PMY)
@@ -286,11 +299,12 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 		r->last_accesses = r->nr_accesses;
 		r->last_samples = r->nr_samples;
 		r->last_writes = r->nr_writes;
-		r->last_window_usec = d->window_usec[r->bucket];
+		r->last_window_usec = now_usec - d->last_aggr_usec;
 		r->nr_accesses = 0;
 		r->nr_samples = 0;
 		r->nr_writes = 0;
 	}
+	d->last_aggr_usec = now_usec;
 	/* Merge with a doubling threshold while there are too many regions
 	 * (kdamond_merge_regions). */
 	do {
@@ -306,95 +320,108 @@ static void aggregate(struct tiersim_damon *d, struct tiersim_space *s, uint64_t
 		d->out[i] = (struct tierd_region){
 			.start = d->base_addr + r->start * TIERSIM_PAGE_BYTES,
 			.end = d->base_addr + r->end * TIERSIM_PAGE_BYTES,
-			.tier = -1,
+			.tier = d->tier,
 			.nr_accesses = r->last_accesses,
 			.max_accesses = r->last_samples,
 			.age = r->age,
-			.aggr_usec = r->last_window_usec ? r->last_window_usec : d->cfg.aggr_usec,
+			.aggr_usec = r->last_window_usec ? r->last_window_usec : d->window_usec,
 			.reads = r->last_accesses - r->last_writes,
 			.writes = r->last_writes,
 		};
 	}
 	d->windows++;
 	split_regions(d);
-	assign_buckets(d, s);
-	for (size_t i = 0; i < d->nr; i++) {
-		struct tiersim_damon_region *r = &d->regions[i];
-
-		if (!r->frozen && (r->sample_page < r->start || r->sample_page >= r->end))
-			arm(d, s, r);
-	}
 }
 
+/* One kdamond_fn() pass when a sampling interval is up: check every region
+ * armed a full interval ago, close the window, merge and split when the
+ * aggregation interval is up, then arm every region for the next check. */
 int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_t now_usec)
 {
-	bool due[TIERSIM_MAX_TIERS + 1] = { false }, any = false;
-
 	if (!d->armed || now_usec >= d->next_update_usec) {
-		size_t before = d->nr;
-
 		update_mapping(d, s);
-		if (!d->armed || d->nr != before) {
-			assign_buckets(d, s);
-			for (size_t i = 0; i < d->nr; i++)
-				if (!d->regions[i].frozen &&
-				    d->regions[i].sample_page >= d->regions[i].end)
-					arm(d, s, &d->regions[i]);
-		}
+		tiersim_damon_reindex(d, s);
+		for (size_t i = 0; i < d->nr; i++)
+			if (!d->regions[i].frozen && d->regions[i].sample_page >= d->regions[i].end)
+				arm(d, s, &d->regions[i], now_usec);
+		if (!d->armed)
+			d->next_sample_usec = now_usec + d->interval_usec;
 		d->armed = 1;
 		while (d->next_update_usec <= now_usec)
 			d->next_update_usec += TIERSIM_DAMON_UPDATE_USEC;
 	}
-	for (size_t b = 0; b <= d->nr_tiers; b++) {
-		if (d->next_sample_usec[b] > now_usec)
-			continue;
-		due[b] = any = true;
-		while (d->next_sample_usec[b] <= now_usec)
-			d->next_sample_usec[b] += d->interval_usec[b];
-	}
-	if (any) {
-		for (size_t i = 0; i < d->nr; i++) {
-			struct tiersim_damon_region *r = &d->regions[i];
-			uint8_t flags;
+	if (now_usec < d->next_sample_usec)
+		return 0;
+	for (size_t i = 0; i < d->nr; i++) {
+		struct tiersim_damon_region *r = &d->regions[i];
+		uint8_t flags;
 
-			if (!due[r->bucket])
-				continue;
-			if (r->frozen) {
-				d->skipped_checks++;
-				continue;
-			}
-			/* Check the bits cleared at the last sample, then arm anew.
-			 * A write sets both, so accessed and dirty is a write. */
-			flags = s->pages[r->sample_page].flags;
-			if (flags & TIERSIM_PAGE_ACCESSED) {
-				r->nr_accesses++;
-				if (flags & TIERSIM_PAGE_DIRTY)
-					r->nr_writes++;
-			}
-			r->nr_samples++;
-			d->checks++;
-			arm(d, s, r);
+		if (r->frozen) {
+			d->skipped_checks++;
+			continue;
 		}
+		/* Armed later (a region let through again): its check is due
+		 * a full interval after its arming. */
+		if (now_usec - r->armed_usec < d->interval_usec)
+			continue;
+		/* A write sets both bits, so accessed and dirty is a write. A
+		 * page that left the tier since is not there to be found. */
+		flags = s->pages[r->sample_page].flags;
+		if (r->sample_on_tier && s->pages[r->sample_page].tier == d->tier &&
+		    (flags & TIERSIM_PAGE_ACCESSED)) {
+			r->nr_accesses++;
+			if (flags & TIERSIM_PAGE_DIRTY)
+				r->nr_writes++;
+		}
+		r->nr_samples++;
+		/* No page of the tier, nothing to read: no work. */
+		d->checks += r->sample_on_tier;
 	}
 	if (now_usec >= d->next_aggr_usec) {
-		aggregate(d, s, now_usec);
-		while (d->next_aggr_usec <= now_usec)
-			d->next_aggr_usec += d->cfg.aggr_usec;
+		aggregate(d, now_usec);
+		d->next_aggr_usec = now_usec + d->window_usec;
 	}
+	for (size_t i = 0; i < d->nr; i++) {
+		struct tiersim_damon_region *r = &d->regions[i];
+
+		if (!r->frozen && (now_usec - r->armed_usec >= d->interval_usec ||
+				   r->sample_page < r->start || r->sample_page >= r->end))
+			arm(d, s, r, now_usec);
+	}
+	d->next_sample_usec = now_usec + d->interval_usec;
 	return 0;
 }
-
 /* The page of an address in the space. */
 static uint64_t page_of(const struct tiersim_damon *d, uint64_t addr)
 {
 	return (addr - d->base_addr) / TIERSIM_PAGE_BYTES;
 }
 
-void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
-			  tiersim_damon_sample_fn *sample, const void *ctx)
+/* Whether reported region o is sampled: unless the strategy refuses every
+ * run of it it knows (one it does not know, it has no say over). The
+ * refusals are counted, as the strategy counts them, in *ret_refused. */
+static bool ask_region(const struct tiersim_damon *d, size_t o, tiersim_damon_sample_fn *sample,
+		       const void *ctx, bool known, size_t *ret_refused)
 {
-	size_t n = 0, o = 0, asked = SIZE_MAX;
-	bool sampled = true;
+	size_t runs = known ? d->ask_runs[o] : 0;
+
+	*ret_refused = 0;
+	if (!sample || (known && !runs))
+		return true;
+	if (!runs) {
+		*ret_refused = !sample(ctx, d->out[o].start);
+		return !*ret_refused;
+	}
+	for (size_t k = 0; k < runs; k++)
+		*ret_refused += !sample(ctx, d->runs.regions[d->ask[o] + k].start);
+	return *ret_refused < runs;
+}
+
+void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
+			  tiersim_damon_sample_fn *sample, const void *ctx, uint64_t now_usec)
+{
+	size_t n = 0, o = 0, asked = SIZE_MAX, refused = 0;
+	bool sampled = true, known = d->ask_windows == d->windows;
 
 	for (size_t i = 0; i < d->nr;) {
 		struct tiersim_damon_region *r = &d->regions[n++];
@@ -409,12 +436,13 @@ void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 			out = &d->out[o];
 		if (out && o != asked) {
 			asked = o;
-			sampled = !sample || sample(ctx, out->start);
+			sampled = ask_region(d, o, sample, ctx, known, &refused);
+			d->skipped_regions += refused;
 		}
 		if (!out || sampled) {
 			if (r->frozen) {
 				r->frozen = false;
-				arm(d, s, r);
+				arm(d, s, r, now_usec);
 			}
 			continue;
 		}
@@ -429,29 +457,41 @@ void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 			r->nr_accesses = r->nr_samples = r->nr_writes = 0;
 			r->frozen = true;
 		}
-		d->skipped_regions++;
+
 	}
 	d->nr = n;
 }
 
-const struct tierd_region *tiersim_damon_regions(struct tiersim_damon *d,
-						 const struct tiersim_space *s, size_t *ret_nr)
+int tiersim_damon_regions(struct tiersim_damon *d, const struct tiersim_space *s,
+			  const struct tierd_region **ret, size_t *ret_nr)
 {
+	/* The daemon's attribution, with the tier's pages as the one owner. */
+	const struct tierd_attr_cgroup map = { .ino = 1, .index = 0 };
+	struct tierd_attr_owners owners = {
+		.base_pfn = d->base_addr / TIERSIM_PAGE_BYTES, .stride = 1, .nr = d->mapped_pages,
+		.owner = d->owner,
+	};
+	size_t run = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_nr = 0;
+	for (uint64_t p = 0; p < d->mapped_pages; p++)
+		d->owner[p] = s->pages[p].tier == d->tier;
+	r = tierd_attribute(d->out, d->nr_out, &owners, &map, 1, &d->runs, 1);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < d->nr_out; i++) {
-		struct tierd_region *o = &d->out[i];
-		uint64_t first = (o->start - d->base_addr) / TIERSIM_PAGE_BYTES;
-		uint64_t last = (o->end - d->base_addr) / TIERSIM_PAGE_BYTES;
-		int tier = -2;
-
-		for (uint64_t p = first; p < last && tier != -1; p++) {
-			int t = s->pages[p].tier;
-
-			if (t < 0)
-				continue;
-			tier = tier == -2 ? t : tier == t ? tier : -1;
-		}
-		o->tier = tier == -2 ? -1 : tier;
+		while (run < d->runs.nr_regions && d->runs.regions[run].end <= d->out[i].start)
+			run++;
+		d->ask[i] = run;
+		d->ask_runs[i] = 0;
+		while (run + d->ask_runs[i] < d->runs.nr_regions &&
+		       d->runs.regions[run + d->ask_runs[i]].start < d->out[i].end)
+			d->ask_runs[i]++;
 	}
-	*ret_nr = d->nr_out;
-	return d->out;
+	d->ask_windows = d->windows;
+	*ret = d->runs.regions;
+	*ret_nr = d->runs.nr_regions;
+	return 0;
 }

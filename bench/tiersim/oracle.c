@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "causal.h"
 #include "oracle.h"
 
 struct ranked {
@@ -74,6 +75,7 @@ int tiersim_oracle_compute(const struct tiersim_run_config *cfg, struct tiersim_
 	uint32_t *reads = NULL, *writes = NULL;
 	uint64_t *total_reads = NULL, *total_writes = NULL;
 	struct ranked *items = NULL;
+	struct tiersim_causal *causal = NULL;
 	int r;
 
 	r = tiersim_workload_new(&cfg->workload, &w, err, err_size);
@@ -87,6 +89,9 @@ int tiersim_oracle_compute(const struct tiersim_run_config *cfg, struct tiersim_
 	}
 	for (size_t c = 0; c < w->nr_cgroups; c++)
 		offset[c + 1] = offset[c] + w->pages[c];
+	r = tiersim_causal_new(cfg, w, tiers, &causal);
+	if (r < 0)
+		goto out;
 	o.nr_ticks = tiersim_run_ticks(w, cfg->tick_usec);
 	r = -ENOMEM;
 	o.window_ns = calloc(o.nr_ticks + 1, sizeof(*o.window_ns));
@@ -114,7 +119,9 @@ int tiersim_oracle_compute(const struct tiersim_run_config *cfg, struct tiersim_
 			else
 				reads[p]++;
 			o.window_accesses[k]++;
+			o.causal_ns += tiersim_causal_access(causal, &a);
 		}
+		tiersim_causal_tick(causal);
 		for (uint64_t p = 0; p < footprint; p++) {
 			if (!reads[p] && !writes[p])
 				continue;
@@ -146,6 +153,7 @@ int tiersim_oracle_compute(const struct tiersim_run_config *cfg, struct tiersim_
 	if (o.accesses) {
 		o.mean_ns = o.total_ns / (double)o.accesses;
 		o.static_mean_ns = o.static_ns / (double)o.accesses;
+		o.causal_mean_ns = o.causal_ns / (double)o.accesses;
 	}
 	*ret = o;
 	memset(&o, 0, sizeof(o));
@@ -157,6 +165,7 @@ out:
 	free(total_reads);
 	free(total_writes);
 	free(items);
+	tiersim_causal_free(causal);
 	tiersim_workload_free(w);
 	return r;
 }

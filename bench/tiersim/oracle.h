@@ -11,6 +11,9 @@
  * - the static optimum: one placement for the whole run from whole-run
  *   access counts (what a perfect offline profile-guided placement gets).
  *
+ * Beside them the causal oracle (causal.h): what a policy knowing the exact
+ * past, not the future, reaches under the runs' budget and capacities.
+ *
  * Pages are ranked by reads * (r_slowest - r_fastest) + writes * (w_slowest
  * - w_fastest); that ranking is exactly optimal when every tier's latencies
  * are one common multiple of the fastest tier's (true of the defaults) and
@@ -30,8 +33,8 @@ struct tiersim_oracle {
 	uint64_t *window_accesses;
 	uint64_t *hot_accesses;     /* per tick: of the tier-0-capacity hottest pages */
 	uint64_t accesses;
-	uint64_t total_ns, static_ns;
-	double mean_ns, static_mean_ns;
+	uint64_t total_ns, static_ns, causal_ns;
+	double mean_ns, static_mean_ns, causal_mean_ns;
 };
 
 /* Returns 0; -EINVAL with a message in err; -ENOMEM. */

@@ -14,9 +14,9 @@ static double pct(uint64_t part, uint64_t whole)
 
 void tiersim_table_header(FILE *f)
 {
-	fprintf(f, "%-20s %-9s %-12s %8s %8s %8s %10s %10s %8s %9s %6s %6s\n", "workload",
-		"ratio", "strategy", "mean_ns", "x_oracle", "x_static", "promo_fail", "demo_fail",
-		"dst_full", "migrated", "hot0", "wall_s");
+	fprintf(f, "%-20s %-9s %-12s %8s %8s %8s %8s %10s %10s %8s %9s %6s %6s\n", "workload",
+		"ratio", "strategy", "mean_ns", "x_causal", "x_oracle", "x_static", "promo_fail",
+		"demo_fail", "dst_full", "migrated", "hot0", "wall_s");
 }
 
 static void fmt_rate(char *buf, size_t size, uint64_t failed, uint64_t attempts)
@@ -42,8 +42,8 @@ void tiersim_table_row(FILE *f, const struct tiersim_result *r)
 		snprintf(dfail, sizeof(dfail), "-");
 	}
 	snprintf(mig, sizeof(mig), "%.1fM", (double)r->migrated_bytes / (1 << 20));
-	fprintf(f, "%-20s %-9s %-12s %8.1f %8.3f %8.3f %10s %10s %8" PRIu64 " %9s %6.3f %6.1f\n",
-		r->workload, r->ratio, r->strategy, r->mean_ns, r->x_oracle, r->x_static,
+	fprintf(f, "%-20s %-9s %-12s %8.1f %8.3f %8.3f %8.3f %10s %10s %8" PRIu64 " %9s %6.3f %6.1f\n",
+		r->workload, r->ratio, r->strategy, r->mean_ns, r->x_causal, r->x_oracle, r->x_static,
 		pfail, dfail, r->promote_failed + r->demote_failed, mig, r->hot_frac_mean,
 		r->wall_ms / 1e3);
 	if (r->invariant_violations)
@@ -86,7 +86,7 @@ int tiersim_csv_summary(const char *path, const struct tiersim_result *results, 
 	if (!f)
 		return -errno;
 	fprintf(f, "workload,ratio,strategy,seed,scale,footprint_pages,tier0_pages,accesses,"
-		   "mean_ns,oracle_ns,static_ns,x_oracle,x_static,"
+		   "mean_ns,oracle_ns,static_ns,x_oracle,x_static,causal_ns,x_causal,"
 		   "promote_attempt_pages,promote_failed_pages,promote_fail_rate,"
 		   "demote_attempt_pages,demote_failed_pages,demote_fail_rate,"
 		   "strategy_promote_attempt_pages,strategy_promote_failed_pages,"
@@ -101,10 +101,10 @@ int tiersim_csv_summary(const char *path, const struct tiersim_result *results, 
 		const struct tiersim_result *r = &results[i];
 
 		fprintf(f, "%s,%s,%s,%" PRIu64 ",%g,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			   ",%.3f,%.3f,%.3f,%.4f,%.4f",
+			   ",%.3f,%.3f,%.3f,%.4f,%.4f,%.3f,%.4f",
 			r->workload, r->ratio, r->strategy, r->seed, r->scale, r->footprint_pages,
 			r->capacity_pages[0], r->accesses, r->mean_ns, r->oracle_ns, r->static_ns,
-			r->x_oracle, r->x_static);
+			r->x_oracle, r->x_static, r->causal_ns, r->x_causal);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%.4f,%" PRIu64 ",%" PRIu64 ",%.4f",
 			r->promote_attempts, r->promote_failed,
 			r->promote_attempts ? (double)r->promote_failed / (double)r->promote_attempts : 0.0,

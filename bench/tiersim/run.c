@@ -121,7 +121,10 @@ int tiersim_ratio_parse(const char *text, struct tiersim_run_config *cfg)
 
 /* What the simulator keeps per cgroup. */
 struct cgroup_sim {
-	struct tiersim_damon damon;
+	/* One DAMON-like context per tier, as the daemon's per-tier kdamonds. */
+	struct tiersim_damon damon[TIERSIM_MAX_TIERS];
+	struct tierd_region *regions;        /* what the engine gets: every tier's */
+	size_t regions_cap;
 	struct tiersim_fault fault;
 	struct tierd_cgroup_obs obs;
 	struct tierd_hotness hot;
@@ -245,19 +248,28 @@ static int execute(struct sim *s, const struct tierd_action *a)
 		return 0;
 	sp = &s->m->spaces[c];
 	if (a->kind == TIERD_ACTION_MIGRATE) {
-		uint64_t first, last;
+		uint64_t base = sp->base_addr, first, last;
+		int only = -1;
 
-		if (a->end <= sp->base_addr || a->start >= a->end)
+		/* A range in a tier's reported space (a DAMON region's run)
+		 * moves only that tier's pages, as a paddr range holds only
+		 * its node's; a virtual range (a sampled page) moves its page. */
+		if (a->start >= tiersim_damon_tier_base(sp->base_addr, 0) &&
+		    a->start < tiersim_damon_tier_base(sp->base_addr, s->m->nr_tiers)) {
+			only = (int)((a->start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
+			base = tiersim_damon_tier_base(sp->base_addr, (size_t)only);
+		}
+		if (a->end <= base || a->start >= a->end)
 			return 0;
-		first = a->start > sp->base_addr ? (a->start - sp->base_addr) / TIERSIM_PAGE_BYTES : 0;
-		last = (a->end - sp->base_addr + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
+		first = a->start > base ? (a->start - base) / TIERSIM_PAGE_BYTES : 0;
+		last = (a->end - base + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
 		if (last > sp->nr_pages)
 			last = sp->nr_pages;
 		for (uint64_t p = first; p < last; p++) {
 			int from = sp->pages[p].tier;
 			int r;
 
-			if (from < 0 || (size_t)from == a->to_tier)
+			if (from < 0 || (size_t)from == a->to_tier || (only >= 0 && from != only))
 				continue;
 			r = tiersim_machine_move(s->m, c, p, a->to_tier);
 			count_move(s, c, a->to_tier < (size_t)from, r);
@@ -323,21 +335,53 @@ static bool sample_none(const void *ctx, uint64_t start_addr)
  * They are still reported, frozen as they were: HMM-V forgets a region left
  * out of its input, and counts one in do-not-disturb time at its last
  * degree whatever it reports. */
-static void filter_regions(struct sim *s, size_t c)
+static void filter_regions(struct sim *s, size_t c, uint64_t now)
 {
 	struct cgroup_sim *cg = &s->cg[c];
 	enum tierd_strategy which;
 	const void *state = tierd_engine_strategy_state(s->engine, cg->obs.id, &which);
 	struct hmmv_filter f;
+	bool on;
 
 	if (!state || which != TIERD_STRATEGY_HMMV)
 		return;
-	if (!tierd_hmmv_tracking_on(state)) {
-		tiersim_damon_filter(&cg->damon, &s->m->spaces[c], sample_none, NULL);
-		return;
-	}
+	on = tierd_hmmv_tracking_on(state);
 	f = (struct hmmv_filter){ .state = state, .window = tierd_hmmv_window(state) };
-	tiersim_damon_filter(&cg->damon, &s->m->spaces[c], hmmv_should_sample, &f);
+	for (size_t t = 0; t < s->m->nr_tiers; t++)
+		tiersim_damon_filter(&cg->damon[t], &s->m->spaces[c],
+				     on ? hmmv_should_sample : sample_none, on ? &f : NULL, now);
+}
+
+/* Every tier's runs, in tier order: disjoint and sorted, as the tiers'
+ * reported spaces are. Returns 0 or -ENOMEM. */
+static int gather_regions(struct sim *s, size_t c)
+{
+	struct cgroup_sim *cg = &s->cg[c];
+	size_t n = 0;
+
+	for (size_t t = 0; t < s->m->nr_tiers; t++) {
+		const struct tierd_region *runs;
+		size_t nr;
+		int r = tiersim_damon_regions(&cg->damon[t], &s->m->spaces[c], &runs, &nr);
+
+		if (r < 0)
+			return r;
+		if (n + nr > cg->regions_cap) {
+			size_t cap = (n + nr) * 2;
+			struct tierd_region *grown = realloc(cg->regions, cap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			cg->regions = grown;
+			cg->regions_cap = cap;
+		}
+		if (nr)
+			memcpy(cg->regions + n, runs, nr * sizeof(*runs));
+		n += nr;
+	}
+	cg->hot.regions = cg->regions;
+	cg->hot.nr_regions = n;
+	return 0;
 }
 
 static int engine_tick(struct sim *s, uint64_t now)
@@ -358,8 +402,9 @@ static int engine_tick(struct sim *s, uint64_t now)
 		struct cgroup_sim *cg = &s->cg[c];
 
 		build_obs(s, c);
-		cg->hot.regions = tiersim_damon_regions(&cg->damon, &s->m->spaces[c],
-							&cg->hot.nr_regions);
+		r = gather_regions(s, c);
+		if (r < 0)
+			return r;
 		for (size_t i = 0; i < cg->hot.nr_regions; i++) {
 			s->tick->region_reads += cg->hot.regions[i].reads;
 			s->tick->region_writes += cg->hot.regions[i].writes;
@@ -391,6 +436,8 @@ static int engine_tick(struct sim *s, uint64_t now)
 		uint64_t interval[TIERD_MAX_TIERS];
 
 		cg->feedback = cg->next_feedback;
+		for (size_t t = 0; t < s->m->nr_tiers; t++)
+			tiersim_damon_reindex(&cg->damon[t], &s->m->spaces[c]);
 		if (cg->period_bytes > s->res->max_period_bytes)
 			s->res->max_period_bytes = cg->period_bytes;
 		if (cg->period_bytes > s->budget_bytes)
@@ -398,7 +445,8 @@ static int engine_tick(struct sim *s, uint64_t now)
 		tiersim_fault_clear(&cg->fault);
 		/* Mole's tier-specific profiling periods, for the next tick. */
 		tierd_engine_profile(s->engine, cg->obs.id, &s->topo, interval);
-		tiersim_damon_set_intervals(&cg->damon, interval);
+		for (size_t t = 0; t < s->m->nr_tiers; t++)
+			tiersim_damon_set_intervals(&cg->damon[t], interval);
 	}
 	return 0;
 }
@@ -407,10 +455,11 @@ static int engine_tick(struct sim *s, uint64_t now)
 static void sampler_work(const struct sim *s, uint64_t *ret_checks, uint64_t *ret_skipped)
 {
 	*ret_checks = *ret_skipped = 0;
-	for (size_t c = 0; c < s->nr_cgroups; c++) {
-		*ret_checks += s->cg[c].damon.checks;
-		*ret_skipped += s->cg[c].damon.skipped_checks;
-	}
+	for (size_t c = 0; c < s->nr_cgroups; c++)
+		for (size_t t = 0; t < s->m->nr_tiers; t++) {
+			*ret_checks += s->cg[c].damon[t].checks;
+			*ret_skipped += s->cg[c].damon[t].skipped_checks;
+		}
 }
 
 static void check(struct sim *s)
@@ -460,11 +509,15 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 		struct tierd_policy *p = &s->policies[c];
 		const struct tiersim_space *sp = &s->m->spaces[c];
 
-		r = tiersim_damon_init(&cg->damon, &cfg->damon, sp->nr_pages, sp->base_addr,
-				       cfg->nr_tiers, cfg->workload.seed, DAMON_STREAM_BASE + c);
-		if (r < 0) {
-			snprintf(err, err_size, "damon: %s", strerror(-r));
-			return r;
+		for (size_t t = 0; t < cfg->nr_tiers; t++) {
+			r = tiersim_damon_init(&cg->damon[t], &cfg->damon, sp->nr_pages,
+					       tiersim_damon_tier_base(sp->base_addr, t), (int)t,
+					       cfg->workload.seed,
+					       DAMON_STREAM_BASE + c * TIERSIM_MAX_TIERS + t);
+			if (r < 0) {
+				snprintf(err, err_size, "damon: %s", strerror(-r));
+				return r;
+			}
 		}
 		r = tiersim_fault_init(&cg->fault, &cfg->fault, sp->base_addr);
 		if (r < 0) {
@@ -522,7 +575,9 @@ static void sim_teardown(struct sim *s)
 {
 	if (s->cg)
 		for (size_t c = 0; c < s->nr_cgroups; c++) {
-			tiersim_damon_free(&s->cg[c].damon);
+			for (size_t t = 0; t < TIERSIM_MAX_TIERS; t++)
+				tiersim_damon_free(&s->cg[c].damon[t]);
+			free(s->cg[c].regions);
 			tiersim_fault_free(&s->cg[c].fault);
 		}
 	free(s->cg);
@@ -578,14 +633,18 @@ static void finish(struct sim *s)
 		res->static_ns = s->oracle->static_mean_ns;
 		res->x_oracle = res->oracle_ns > 0 ? res->mean_ns / res->oracle_ns : 0;
 		res->x_static = res->static_ns > 0 ? res->mean_ns / res->static_ns : 0;
+		res->causal_ns = s->oracle->causal_mean_ns;
+		res->x_causal = res->causal_ns > 0 ? res->mean_ns / res->causal_ns : 0;
 	}
 	res->alloc_failed_pages = s->m->alloc_failed_pages;
 	for (size_t c = 0; c < s->nr_cgroups; c++) {
 		res->fault_samples += s->cg[c].fault.total;
 		res->fault_dropped += s->cg[c].fault.dropped;
-		res->damon_checks += s->cg[c].damon.checks;
-		res->damon_skipped_checks += s->cg[c].damon.skipped_checks;
-		res->damon_skipped_regions += s->cg[c].damon.skipped_regions;
+		for (size_t t = 0; t < s->m->nr_tiers; t++) {
+			res->damon_checks += s->cg[c].damon[t].checks;
+			res->damon_skipped_checks += s->cg[c].damon[t].skipped_checks;
+			res->damon_skipped_regions += s->cg[c].damon[t].skipped_regions;
+		}
 		tiersim_strategy_stats(s->engine, &s->cg[c].obs.id, 1, res);
 	}
 }
@@ -641,7 +700,7 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 		s.tick = tk;
 		tk->time_usec = end;
 		for (size_t c = 0; c < s.nr_cgroups; c++)
-			filter_regions(&s, c);
+			filter_regions(&s, c, start);
 		sampler_work(&s, &checks0, &skipped0);
 		for (uint64_t step = start + TIERSIM_STEP_USEC; step <= end; step += TIERSIM_STEP_USEC) {
 			struct tiersim_access a;
@@ -670,7 +729,9 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 				}
 			}
 			for (size_t c = 0; c < s.nr_cgroups; c++) {
-				r = tiersim_damon_step(&s.cg[c].damon, &s.m->spaces[c], step);
+				r = 0;
+				for (size_t t = 0; r == 0 && t < cfg->nr_tiers; t++)
+					r = tiersim_damon_step(&s.cg[c].damon[t], &s.m->spaces[c], step);
 				if (r < 0)
 					goto fail;
 				tiersim_fault_step(&s.cg[c].fault, &s.m->spaces[c], step);

@@ -103,7 +103,8 @@ struct tiersim_result {
 	uint64_t latency_ns;              /* summed over all accesses */
 	double mean_ns;
 	double oracle_ns, static_ns;      /* means; 0 without an oracle */
-	double x_oracle, x_static;        /* mean_ns over them */
+	double causal_ns;                 /* the causal oracle's mean (causal.h) */
+	double x_oracle, x_static, x_causal; /* mean_ns over them */
 	/* Mole §3.1's counts, in pages: a promotion moves a page to a faster
 	 * tier, a demotion to a slower one; failed = destination full. */
 	uint64_t promote_attempts, promote_failed;
