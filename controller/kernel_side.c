@@ -133,7 +133,8 @@ void tierd_kernel_side_start(struct tierd_daemon *d)
 		setup_numa_balancing(d);
 	}
 	if (d->cfg.damon) {
-		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, &d->log);
+		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, d->cfg.stop_damon_stat,
+					  &d->log);
 	} else {
 		d->damon.state.damon = TIERD_DAMON_OFF;
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),
