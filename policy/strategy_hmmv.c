@@ -37,8 +37,11 @@
 /* The clock switch turns tracking on "every minute for regular page VMs"
  * (HMM-V §3.2). */
 #define DEFAULT_CLOCK_USEC (60 * TIERD_USEC_PER_SEC)
-/* A round that migrated less than 256 MB is quiet (HMM-V §3.2). */
-#define DEFAULT_QUIET_BYTES (256ull << 20)
+/* A round that migrated less than 256 MB is quiet in HMM-V's evaluation
+ * (§3.2), whose micro-benchmarks ran with 16 GB of RSS (§5): 1/64 of the
+ * memory, 156 permyriad. An absolute 256 MB would call every round of a
+ * small cgroup quiet and turn its tracking off for good. */
+#define DEFAULT_QUIET_PMY 156u
 /* The quiet counter's upper limit, 3 (HMM-V §3.2). */
 #define DEFAULT_QUIET_LIMIT 3u
 
@@ -80,6 +83,7 @@ struct hmmv {
 	uint64_t round_migrated_bytes;
 	bool tracking_on;
 	uint32_t quiet_counter;
+	uint64_t memory_bytes;  /* the cgroup's, last observed: the relative threshold's base */
 	bool clock_started;
 	uint64_t clock_start_usec;
 	struct tierd_hmmv_stats stats;
@@ -95,7 +99,8 @@ void tierd_hmmv_params_default(struct tierd_hmmv_params *p)
 	p->max_level = DEFAULT_MAX_LEVEL;
 	p->window_usec = DEFAULT_WINDOW_USEC;
 	p->clock_usec = DEFAULT_CLOCK_USEC;
-	p->quiet_bytes = DEFAULT_QUIET_BYTES;
+	p->quiet_bytes = TIERD_HMMV_QUIET_RELATIVE;
+	p->quiet_pmy = DEFAULT_QUIET_PMY;
 	p->quiet_limit = DEFAULT_QUIET_LIMIT;
 }
 
@@ -239,9 +244,16 @@ static void clock_advance(struct hmmv *s, uint64_t now_usec)
 /* A round is over: its sums become the degrees to plan from. A round that
  * had degrees to plan from and migrated less than the threshold raises the
  * counter, up to its limit (HMM-V §3.2). */
+static uint64_t quiet_bytes(const struct hmmv *s)
+{
+	if (s->p.quiet_bytes != TIERD_HMMV_QUIET_RELATIVE)
+		return s->p.quiet_bytes;
+	return (uint64_t)((unsigned __int128)s->memory_bytes * s->p.quiet_pmy / TIERD_PMY_ONE);
+}
+
 static void round_complete(struct hmmv *s)
 {
-	if (s->completed_round && s->round_migrated_bytes < s->p.quiet_bytes &&
+	if (s->completed_round && s->round_migrated_bytes < quiet_bytes(s) &&
 	    s->quiet_counter < s->p.quiet_limit)
 		s->quiet_counter++;
 	s->completed_round = s->round_id++;
@@ -316,6 +328,7 @@ static void hmmv_observe(void *state, const struct tierd_strategy_input *in)
 	uint64_t migrated = tierd_add_sat(in->feedback->promoted_bytes, in->feedback->demoted_bytes);
 
 	s->stats.migrated_bytes = tierd_add_sat(s->stats.migrated_bytes, migrated);
+	s->memory_bytes = in->obs->current_bytes;
 	if (s->tracking_on)
 		s->round_migrated_bytes = tierd_add_sat(s->round_migrated_bytes, migrated);
 	clock_advance(s, in->now_usec);

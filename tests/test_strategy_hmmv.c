@@ -425,6 +425,67 @@ static void test_tracking(void)
 	fixture_done(&f);
 }
 
+/* By default a round is quiet below 1.56% (156 permyriad) of the cgroup's
+ * memory, not below an absolute 256 MB: with 1 GiB, 16,750,372 bytes. A
+ * round moving 16 MiB is busy; one moving 15 MiB is quiet. quiet_share
+ * sets the share; quiet_migration, an absolute size, wins over it. */
+static void test_quiet_relative(void)
+{
+	struct tierd_region r[1] = { region(0, 1, 1, 5) };
+	const uint64_t fifth = 200 * TIERD_USEC_PER_MSEC;
+	struct tierd_hmmv_stats st;
+	struct fixture f;
+
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0}", big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 0);
+	f.feedback.promoted_bytes = 15 * MIB;
+	input(&f, r, 1, 3 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 1);
+	fixture_done(&f);
+
+	/* 2% of 1 GiB is 21,474,836 bytes: both 16 MiB rounds are quiet now. */
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0, \"quiet_share\": \"2%\"}",
+	      big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 2);
+	fixture_done(&f);
+
+	/* An absolute 1M: 16 MiB rounds are busy whatever the share. */
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0, \"quiet_share\": \"50%\", "
+		  "\"quiet_migration\": \"1M\"}",
+	      big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 0);
+	fixture_done(&f);
+}
+
 static void test_params(void)
 {
 	struct tierd_topology topo;
@@ -453,7 +514,7 @@ static void test_params(void)
 	check_param_error(ops, "{\"weight\": 1}",
 			  "\"weight\": unknown key; expected one of: read_weight, write_weight, "
 			  "round_windows, max_level, monitoring_window, clock_period, "
-			  "quiet_migration, quiet_limit");
+			  "quiet_migration, quiet_share, quiet_limit");
 	check_param_error(ops, "{\"read_weight\": \"1\"}",
 			  "\"read_weight\": expected an integer from 1 to 1000, got \"1\"");
 	check_param_error(ops, "{\"write_weight\": 0}",
@@ -488,6 +549,7 @@ int main(void)
 	test_exchange_limits();
 	test_dnd();
 	test_tracking();
+	test_quiet_relative();
 	test_params();
 	return tierd_test_finish();
 }
