@@ -2,7 +2,8 @@
 # Fetches what the VM tests need from Debian's repositories, idempotently:
 # QEMU 10 from bookworm-backports (bookworm's QEMU 7.2 double-faults this
 # kernel under multi-threaded TCG: docs/vm.md), the bookworm-backports 6.12
-# cloud kernel (cached under $BUILD/vm), busybox-static and cpio. Uses a
+# cloud kernel (cached under $BUILD/vm), busybox-static, cpio and mmdebstrap
+# (the systemd scenario's Debian root, tests/vm/mkroot.sh). Uses a
 # private apt configuration; the machine's sources are not touched.
 set -eu
 : "${BUILD:=build}"
@@ -30,7 +31,7 @@ if ! qemu_ok; then
 	update
 	apt-get $O install -y -qq --no-install-recommends -t bookworm-backports qemu-system-x86
 fi
-for p in busybox-static cpio; do
+for p in busybox-static cpio mmdebstrap; do
 	have $p || { update; apt-get $O install -y -qq --no-install-recommends $p; }
 done
 if [ ! -s "$VM/vmlinuz" ]; then
