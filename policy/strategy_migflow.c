@@ -21,9 +21,10 @@
  * accessed in one interval, and a page of the region is accessed about
  * nr_accesses x horizon / aggr_usec times over the horizon (a lower bound:
  * one access per interval seen). Gains and costs are then per page, which
- * is what the budget buys. Without regions, hint-fault samples stand in:
- * a page faulted interval_usec after it was made inaccessible is accessed
- * about horizon / interval_usec times.
+ * is what the budget buys. Hint-fault samples are candidates beside the
+ * regions: a page faulted interval_usec after it was made inaccessible is
+ * accessed about horizon / interval_usec times. (Only a region's promotion
+ * makes room by LFU demotion; a sampled page takes the room there is.)
  *
  * Where it is not MigFlow: regions, not pages; the burst and grace windows
  * are fixed (ktrackd stretches them with the burst-access pressure); the
@@ -325,17 +326,17 @@ static int migflow_init(const struct tierd_strategy_params *params, void **ret_s
 static int reserve_tick(struct migflow_state *s, const struct tierd_hotness *hot)
 {
 	size_t regions = hot->nr_regions, samples = hot->nr_samples;
-	size_t most = tierd_max_u64(regions, samples);
+	size_t most = tierd_max_u64(regions, samples), both = regions + samples;
 	const struct tierd_reserve_req reqs[] = {
 		{ (void **)&s->order, &s->cap_order, regions, sizeof(*s->order) },
 		{ (void **)&s->keys, &s->cap_keys, most, sizeof(*s->keys) },
-		{ (void **)&s->tmp, &s->cap_tmp, most, sizeof(*s->tmp) },
+		{ (void **)&s->tmp, &s->cap_tmp, both, sizeof(*s->tmp) },
 		{ (void **)&s->claim, &s->cap_claim, regions, sizeof(*s->claim) },
 		{ (void **)&s->lfu, &s->cap_lfu, regions, sizeof(*s->lfu) },
 		{ (void **)&s->pick, &s->cap_pick, samples, sizeof(*s->pick) },
-		{ (void **)&s->cand, &s->cap_cand, most, sizeof(*s->cand) },
-		{ (void **)&s->cand_key, &s->cap_cand_key, most, sizeof(*s->cand_key) },
-		{ (void **)&s->cand_idx, &s->cap_cand_idx, most, sizeof(*s->cand_idx) },
+		{ (void **)&s->cand, &s->cap_cand, both, sizeof(*s->cand) },
+		{ (void **)&s->cand_key, &s->cap_cand_key, both, sizeof(*s->cand_key) },
+		{ (void **)&s->cand_idx, &s->cap_cand_idx, both, sizeof(*s->cand_idx) },
 	};
 
 	return tierd_reserve_all(reqs, TIERD_ARRAY_SIZE(reqs));
@@ -692,8 +693,8 @@ static void region_candidates(struct migflow_state *s, const struct tierd_hotnes
 	}
 }
 
-/* Without regions: one candidate per sampled page (radix sorted by page,
- * so a page's samples are neighbours), at its shortest reaccess interval. */
+/* One candidate per sampled page (radix sorted by page, so a page's
+ * samples are neighbours), at its shortest reaccess interval. */
 static void sample_candidates(struct migflow_state *s, const struct tierd_hotness *hot,
 			      const struct view *v)
 {
@@ -773,11 +774,11 @@ static int promote(struct migflow_state *s, struct tierd_ledger *l,
 	const struct tierd_hotness *hot = in->hot;
 	int r;
 
+	/* Both: a region's rate speaks for all its pages, a hint fault for
+	 * one page a region may average away. */
 	s->nr_cand = 0;
-	if (hot->nr_regions)
-		region_candidates(s, hot, v);
-	else
-		sample_candidates(s, hot, v);
+	region_candidates(s, hot, v);
+	sample_candidates(s, hot, v);
 	tierd_radix_sort(s->cand_key, s->cand_idx, s->tmp, s->nr_cand);
 	for (size_t i = 0; i < s->nr_cand && tierd_ledger_has_budget(l); i++) {
 		const struct candidate *c = &s->cand[s->cand_idx[i]];

@@ -39,6 +39,9 @@
 #define MOLE_DEFER_TTL_PERIODS 2u
 
 #define MOLE_NO_BUCKET UINT8_MAX
+/* Staging demotion takes at most budget / this in a tick: all of it would
+ * leave the promotions it makes room for to wait a tick. */
+#define MOLE_DEMOTE_BUDGET_DIVISOR 2u
 /* Demotion order key: bucket (coldest first), then tier (top first). */
 #define MOLE_MAX_KEYS (TIERD_MOLE_NR_BUCKETS * TIERD_MAX_TIERS)
 
@@ -613,6 +616,7 @@ static int mole_plan(void *state, const struct tierd_strategy_input *in,
 {
 	struct mole *m = state;
 	struct tierd_ledger l;
+	uint64_t budget;
 	int r;
 
 	if (m->error)
@@ -620,9 +624,12 @@ static int mole_plan(void *state, const struct tierd_strategy_input *in,
 	if (!m->has_thresholds || m->nr_tiers < 2)
 		return 0;
 	tierd_ledger_init(&l, in, out);
+	budget = l.budget;
+	l.budget = tierd_page_down(budget / MOLE_DEMOTE_BUDGET_DIVISOR);
 	r = stage_demotions(m, in->hot, &l);
 	if (r < 0)
 		return r;
+	l.budget += budget - tierd_page_down(budget / MOLE_DEMOTE_BUDGET_DIVISOR);
 	return target_promotions(m, in, &l);
 }
 

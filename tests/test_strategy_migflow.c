@@ -463,7 +463,7 @@ static void test_phase_order(void)
 	fixture_done(&f);
 }
 
-/* Without regions, hint-fault samples: a page refaulting every 10 ms is
+/* Hint-fault samples: a page refaulting every 10 ms is
  * accessed 1000 times over 10 s, saving 1000 x 200 = 200000 > 20000 (one
  * sample in four on tier 0: h = 0.25, alpha 1.0), proposed once however
  * often it was sampled; one refaulting every second (10 x 200 = 2000)
@@ -482,6 +482,22 @@ static void test_samples(void)
 	f.hot.samples = samples;
 	f.hot.nr_samples = 4;
 	CHECK_EQ_INT(tick(&f, SEC, NULL, 0), 0);
+	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 10000);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
+	fixture_done(&f);
+
+	/* With regions too (one idle 1 MiB region on tier 1): the samples
+	 * still count, the same page goes up and nothing else. */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, NULL), 0);
+	f.hot.samples = samples;
+	f.hot.nr_samples = 4;
+	{
+		const struct tierd_region idle = region(0x1000000, MIB, 1, 0);
+
+		CHECK_EQ_INT(tick(&f, SEC, &idle, 1), 0);
+	}
 	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 10000);
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
