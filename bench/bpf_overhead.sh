@@ -6,22 +6,24 @@
 # the slowdown ratio, the run-to-run spread, and tierd's CPU time per
 # 1,000 samples. A benchmark, not a test: it exits non-zero only when the
 # VM cannot be set up or does not run the scenario to its end, never on a
-# figure. The console stays in $BUILD/vm/bpfbench.log.
+# figure. The console stays in $BUILD/vm/$VM_KERNEL/bpfbench.log
+# (VM_KERNEL 6.12 by default, or 7.3).
 #
 # usage: [BUILD=DIR] bench/bpf_overhead.sh   (DIR relative to the repository)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 : "${BUILD:=build}"
 : "${VM_TIMEOUT_SEC:=900}" # the scenario takes about 4 minutes under TCG
-export BUILD VM_TIMEOUT_SEC
+: "${VM_KERNEL:=6.12}" # or 7.3
+export BUILD VM_TIMEOUT_SEC VM_KERNEL
 VM=$BUILD/vm
-L=$VM/bpfbench.log
+L=$VM/$VM_KERNEL/bpfbench.log
 
 die() { echo "bpf_overhead: $*" >&2; exit 1; }
 
 make --no-print-directory -j2 BUILD="$BUILD" all || die "make all failed"
 mkdir -p "$VM"
-tests/vm/setup.sh >"$BUILD/vm-setup.log" 2>&1 ||
+tests/vm/setup.sh "$VM_KERNEL" >"$BUILD/vm-setup.log" 2>&1 ||
 	die "the VM's kernel or QEMU 10 could not be fetched (see $BUILD/vm-setup.log)"
 tests/vm/mkinitrd.sh || die "tests/vm/mkinitrd.sh failed"
 echo "bpf_overhead: booting the VM on bpfbench (about 4 minutes; console in $L)"

@@ -5,14 +5,14 @@
 # /sys/kernel/btf/vmlinux.
 #
 # usage: gen-vmlinux-h.sh [KERNEL] OUT
-#   KERNEL defaults to $BUILD/vm/vmlinuz (the test VM's 6.12 kernel), then
+#   KERNEL defaults to $BUILD/vm/6.12/vmlinuz (the test VM's 6.12 kernel), then
 #   /sys/kernel/btf/vmlinux.
 set -eu
 : "${BUILD:=build}"
 : "${BPFTOOL:=bpftool}"
 case $# in
 1) out=$1
-   if [ -f "$BUILD/vm/vmlinuz" ]; then src=$BUILD/vm/vmlinuz; else src=/sys/kernel/btf/vmlinux; fi ;;
+   if [ -f "$BUILD/vm/6.12/vmlinuz" ]; then src=$BUILD/vm/6.12/vmlinuz; else src=/sys/kernel/btf/vmlinux; fi ;;
 2) src=$1 out=$2 ;;
 *) echo "usage: $0 [KERNEL] OUT" >&2; exit 2 ;;
 esac

@@ -982,7 +982,7 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	static const char *const keys[] = { "tick_interval", "metrics_file", "state_file",
 					    "policy_dir",    "log_level",    "migration_budget",
 					    "tiers",         "damon",        "manage_demotion",
-					    "numa_balancing", "bpf",    NULL };
+					    "numa_balancing", "bpf",    "damon_stat", NULL };
 	struct ctx c = { .file = file, .text = text, .len = len, .diags = diags };
 	size_t first_diag = diags->nr;
 	json_object *root = NULL, *v;
@@ -1025,6 +1025,15 @@ int tierd_config_parse(const char *file, const char *text, size_t len, struct ti
 	    tierd_numa_balancing_parse(json_object_get_string(v), &cfg->numa_balancing) < 0)
 		err(&c, "numa_balancing", "expected one of: leave, off, tiering; got \"%s\"",
 		    json_object_get_string(v));
+	if (json_object_object_get_ex(root, "damon_stat", &v) &&
+	    expect_type(&c, v, "damon_stat", json_type_string, "\"stop\" or \"leave\"")) {
+		const char *s = json_object_get_string(v);
+
+		if (strcmp(s, "stop") == 0 || strcmp(s, "leave") == 0)
+			cfg->stop_damon_stat = strcmp(s, "stop") == 0;
+		else
+			err(&c, "damon_stat", "expected one of: stop, leave; got \"%s\"", s);
+	}
 done:
 	json_object_put(root);
 	tierd_json_locs_free(&c.locs);

@@ -223,7 +223,8 @@ static void start_kernel_side(struct tierd_daemon *d)
 		setup_numa_balancing(d);
 	}
 	if (d->cfg.damon) {
-		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, &d->log);
+		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, d->cfg.stop_damon_stat,
+					  &d->log);
 	} else {
 		d->damon.state.damon = TIERD_DAMON_OFF;
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),

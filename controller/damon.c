@@ -27,6 +27,7 @@ struct dio {
 	const char *admin;
 	char *err;
 	size_t err_size;
+	unsigned busy_retries; /* -EBUSY writes retried this many times */
 };
 
 const char *tierd_damon_action_name(enum tierd_damon_action action)
@@ -86,7 +87,7 @@ static int write_file(const struct dio *io, const char *path, const char *value)
 	size_t len = strlen(value);
 	int r = 0;
 
-	for (int attempt = 0; attempt <= TIERD_DAMON_BUSY_RETRIES; attempt++) {
+	for (unsigned attempt = 0; attempt <= io->busy_retries; attempt++) {
 		_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 		ssize_t n;
 
@@ -392,7 +393,7 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *er
 		      size_t err_size)
 {
 	char admin[TIERD_FILE_PATH_MAX], v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
-	struct dio io = { admin, err, err_size };
+	struct dio io = { admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	struct tierd_buf b = { 0 };
 	uint64_t nr = 0;
 	bool created = false;
@@ -454,10 +455,10 @@ out:
 	return r;
 }
 
-int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
+int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
 		      struct tierd_damon *d, char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, busy_retries };
 	char v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
 	uint64_t nr = 0;
 	int r;
@@ -515,7 +516,7 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
 int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
 		       size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	int r = validate(spec, err, err_size);
 
 	if (r < 0)
@@ -535,7 +536,7 @@ int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spe
 int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
 			   char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	int r = validate(spec, err, err_size);
 
 	if (r < 0)
@@ -554,7 +555,7 @@ int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec 
 int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon_scheme_stats *out,
 			   size_t n, char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	int r;
 
@@ -586,7 +587,7 @@ int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon
 
 int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	struct tierd_buf b = { 0 };
 	int r;
@@ -603,7 +604,7 @@ int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, si
 int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
 			char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	int r = validate(spec, err, err_size);
 
 	if (r == 0 && (ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts)) {
@@ -644,7 +645,7 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 				   struct tierd_damon_tried_region *out, size_t n, char *err,
 				   size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	char dir[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
 	struct dirent *de;
 	size_t got = 0;
@@ -707,7 +708,7 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 
 int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size)
 {
-	struct dio io = { d->admin, err, err_size };
+	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	uint64_t nr = 0;
 	int r = 0, r2;

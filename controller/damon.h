@@ -33,6 +33,9 @@
  * its callbacks can be descheduled for over a second. */
 #define TIERD_DAMON_BUSY_RETRIES 250
 #define TIERD_DAMON_BUSY_RETRY_US 20000
+/* A start retried from a tick waits at most 10 x 20 ms = 200 ms, a fifth
+ * of the default tick, so a start that cannot succeed never stalls one. */
+#define TIERD_DAMON_TICK_BUSY_RETRIES 10
 /* The "no upper bound" values for access pattern maxima. */
 #define TIERD_DAMON_SZ_UNLIMITED UINT64_MAX
 #define TIERD_DAMON_NR_UNLIMITED UINT32_MAX
@@ -117,10 +120,13 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *features, c
 
 /* Creates one kdamond per spec context, configures it and turns it on.
  * -EBUSY (nothing written) when kdamonds already exist; -EAGAIN when a
- * `state` write stayed busy past the retries (try again later); -EINVAL
+ * write stayed busy past busy_retries retries (TIERD_DAMON_BUSY_RETRIES at
+ * start-up; fewer when a tick retries, so that it never stalls), also
+ * what an exclusive DAMON user the module probe did not know gives (try
+ * again later); -EINVAL
  * for a bad spec; -EIO when the kdamond is not "on" afterwards; other
  * -errno from sysfs. On failure the kdamonds created are removed again. */
-int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec,
+int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
 		      struct tierd_damon *d, char *err, size_t err_size);
 
 /* Rewrites the running kdamonds' files from spec (same number of contexts)

@@ -74,26 +74,38 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 }
 
 /* Starts tierd's kdamonds from b->spec. A busy DAMON sysfs (-EAGAIN) is
- * tried again at each tick's collect; someone else's kdamonds (-EBUSY)
- * mean degraded mode for good. */
-static void start_kdamonds(struct tierd_damon_backend *b, const struct tierd_logger *log)
+ * tried again by a tick's collect, on a backoff from
+ * TIERD_DAMON_RETRY_MIN_USEC (now_usec: monotonic); someone else's
+ * kdamonds (-EBUSY) mean degraded mode for good. */
+static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries, uint64_t now_usec,
+			   const struct tierd_logger *log)
 {
 	char err[TIERD_ERR_MAX] = "";
-	int r = tierd_damon_start(b->root, b->spec, &b->kd, err, sizeof(err));
+	int r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, err, sizeof(err));
 
 	b->start_pending = r == -EAGAIN;
 	if (r == -EBUSY) {
 		set_mode(b, TIERD_DAMON_DEGRADED, err);
-		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0, "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 	} else if (r == -EAGAIN) {
+		b->retry_backoff_usec = b->retry_backoff_usec == 0 ? TIERD_DAMON_RETRY_MIN_USEC
+					: b->retry_backoff_usec * 2 > TIERD_DAMON_RETRY_MAX_USEC
+						? TIERD_DAMON_RETRY_MAX_USEC
+						: b->retry_backoff_usec * 2;
+		b->retry_usec = now_usec + b->retry_backoff_usec;
 		set_mode(b, TIERD_DAMON_FAILED, err);
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-failed", NULL, NULL, -1, 0,
-			  "DAMON not started yet, trying again next tick: %s", err);
+			  "DAMON not started yet, trying again in %llu s: %s",
+			  (unsigned long long)(b->retry_backoff_usec / TIERD_USEC_PER_SEC), err);
 	} else if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 	} else {
 		set_mode(b, TIERD_DAMON_RUNNING, NULL);
+		b->retry_backoff_usec = 0;
+		memset(b->applied_base, 0, sizeof(b->applied_base));
 		b->state.nr_kdamonds = b->kd.nr_kdamonds;
 		tierd_log_ev(log, TIERD_LOG_INFO, "damon-started", NULL, NULL, -1, 0,
 			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
@@ -101,8 +113,72 @@ static void start_kdamonds(struct tierd_damon_backend *b, const struct tierd_log
 	}
 }
 
+/* DAMON's modules (damon_modules.h) before tierd's kdamonds: returns
+ * whether tierd may start them; when not, b->state says why. */
+static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
+			   const struct tierd_logger *log)
+{
+	struct tierd_damon_modules *m = &b->modules;
+	const char *stat_param = m->param[TIERD_DAMON_MODULE_STAT];
+	char err[TIERD_ERR_MAX] = "", why[2 * TIERD_ERR_MAX];
+	enum tierd_damon_module conflict;
+	bool was_stopped;
+	int r;
+
+	r = tierd_damon_modules_probe(m, b->root, err, sizeof(err));
+	if (r < 0) {
+		set_mode(b, TIERD_DAMON_FAILED, err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
+		return false;
+	}
+	was_stopped = m->stat_stopped;
+	/* A tierd that died turned DAMON_STAT off; "leave" wants it back now. */
+	if (was_stopped && !stop_damon_stat) {
+		r = tierd_damon_modules_restore(m, err, sizeof(err));
+		if (r < 0)
+			tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
+				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, could not be turned on again: %s",
+				  err);
+		else
+			tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
+				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, turned on again (\"damon_stat\": \"leave\" in tierd.json)");
+	}
+	conflict = tierd_damon_modules_conflict(m, !stop_damon_stat);
+	if (conflict != TIERD_DAMON_MODULE_COUNT) {
+		snprintf(why, sizeof(why), "%s is enabled (%s is Y)%s",
+			 tierd_damon_module_name(conflict), m->param[conflict],
+			 conflict == TIERD_DAMON_MODULE_STAT
+				 ? " and \"damon_stat\": \"leave\" in tierd.json keeps it; its kdamond excludes tierd's"
+				 : "; it moves pages by its own rules and its kdamond excludes tierd's; tierd never turns it off");
+		set_mode(b, TIERD_DAMON_DEGRADED, why);
+		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
+			  "DAMON not used: %s; budgets go through memory.reclaim", why);
+		return false;
+	}
+	if (m->enabled[TIERD_DAMON_MODULE_STAT]) {
+		r = tierd_damon_modules_stop_stat(m, err, sizeof(err));
+		if (r < 0) {
+			snprintf(why, sizeof(why), "DAMON_STAT could not be turned off: %s", err);
+			set_mode(b, TIERD_DAMON_DEGRADED, why);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
+				  "DAMON not used: %s; budgets go through memory.reclaim", why);
+			return false;
+		}
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-stopped", NULL, NULL, -1, 0,
+			  "DAMON_STAT turned off while tierd runs (%s was Y; its kdamond excludes tierd's; recorded in %s); turned on again at exit",
+			  stat_param, m->record);
+	} else if (was_stopped) {
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-stopped", NULL, NULL, -1, 0,
+			  "DAMON_STAT was left off by a tierd that did not exit cleanly (%s); turned on again at exit",
+			  m->record);
+	}
+	return true;
+}
+
 void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
-			       const struct tierd_topology *topo, const struct tierd_logger *log)
+			       const struct tierd_topology *topo, bool stop_damon_stat,
+			       const struct tierd_logger *log)
 {
 	char err[TIERD_ERR_MAX] = "";
 	int r;
@@ -125,12 +201,15 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			  err);
 		return;
 	}
+	if (!settle_modules(b, stop_damon_stat, log))
+		return;
 	b->spec = calloc(1, sizeof(*b->spec));
 	b->batch = calloc(1, sizeof(*b->batch));
 	b->slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(*b->slot_cgroup_id));
 	if (!b->spec || !b->batch || !b->slot_cgroup_id) {
 		set_mode(b, TIERD_DAMON_FAILED, "out of memory");
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: out of memory");
 		return;
 	}
 	r = read_layout(root, topo, &b->layout, err, sizeof(err));
@@ -139,10 +218,11 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 				      sizeof(err));
 	if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
+			  "DAMON not used: %s", err);
 		return;
 	}
-	start_kdamonds(b, log);
+	start_kdamonds(b, TIERD_DAMON_BUSY_RETRIES, 0, log);
 }
 
 /* Removes kdamond k's action slots from batch (and their cgroup ids, kept
@@ -158,6 +238,14 @@ static void drop_slots(struct tierd_damos_batch *batch, uint64_t *cgroup_ids, si
 		if (cgroup_ids)
 			cgroup_ids[i] = cgroup_ids[batch->nr_slots];
 	}
+}
+
+/* Kernel schemes from index nr of kdamond k on are gone after a commit of
+ * nr schemes; one a later commit adds counts from 0. */
+static void schemes_committed(struct tierd_damon_backend *b, size_t k, size_t nr)
+{
+	for (size_t s = nr; s < TIERD_DAMON_MAX_SCHEMES; s++)
+		b->applied_base[k][s] = 0;
 }
 
 /* Turns kdamond k on again with the configuration in force, or, when that
@@ -178,6 +266,8 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 		drop_slots(b->batch, b->slot_cgroup_id, k);
 		r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
 	}
+	/* A kdamond turned on has new schemes, counting from 0. */
+	schemes_committed(b, k, 0);
 	b->state.kdamond_restarts++;
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-restart-failed", NULL, NULL, -1, 0,
@@ -188,21 +278,32 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
 }
 
-/* Removes kdamond k's action schemes until this tick's plan replaces them:
+/* Stops kdamond k's action schemes until this tick's plan replaces them:
  * the plan is made from this tick's observation, and schemes still moving
  * pages after it would move them twice over (seen in the VM: a budget
- * overshot by what the old schemes moved meanwhile). */
-static void quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
+ * overshot by what the old schemes moved meanwhile). They stay, with an
+ * access pattern no region matches (larger than any region, more accesses
+ * than samples), so that their counters, read after this commit, hold
+ * everything they moved: removing them before the last read lost what
+ * they moved in between. Returns 0 or -errno. */
+static int quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
 {
+	struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 	char err[TIERD_ERR_MAX] = "";
 	int r;
 
-	b->spec->contexts[k].nr_schemes = 1;
+	for (size_t s = TIERD_DAMON_STAT_SCHEME + 1; s < ctx->nr_schemes; s++) {
+		struct tierd_damon_scheme_spec *sc = &ctx->schemes[s];
+
+		sc->sz_min = sc->sz_max = TIERD_DAMON_SZ_UNLIMITED;
+		sc->nr_accesses_min = sc->nr_accesses_max = TIERD_DAMON_NR_UNLIMITED;
+	}
 	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, err, sizeof(err));
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
-			  "DAMON: kdamond %zu (tier %zu): removing last tick's migrations: %s", k, k,
+			  "DAMON: kdamond %zu (tier %zu): stopping last tick's migrations: %s", k, k,
 			  err);
+	return r;
 }
 
 /* A debug line on tier k's new reading; summed only when it is logged. */
@@ -283,18 +384,25 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 
 		if (ctx->nr_schemes <= 1)
 			continue;
+		/* A refused commit (6.12) stopped the kdamond and its counters
+		 * with it: collect restarts it next tick. */
+		if (quiesce(b, k, log) < 0)
+			continue;
 		if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
-			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
+				  "DAMON: %s", err);
 			continue;
 		}
 		for (size_t i = 0; i < b->batch->nr_slots; i++) {
 			const struct tierd_damos_slot *sl = &b->batch->slots[i];
-			/* Created by last tick's commit: counted from 0. */
-			uint64_t got;
+			uint64_t now, base, got;
 
 			if (sl->ctx != k)
 				continue;
-			got = st[sl->scheme].sz_applied;
+			now = st[sl->scheme].sz_applied;
+			base = b->applied_base[k][sl->scheme];
+			/* Below the base: the counter started again from 0. */
+			got = now >= base ? now - base : now;
 			tierd_log(log, TIERD_LOG_DEBUG,
 				  "DAMON: kdamond %zu scheme %zu: %llu of %llu bytes moved (tried %llu regions, %llu bytes)",
 				  k, sl->scheme, (unsigned long long)got,
@@ -310,7 +418,8 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 				.moved_bytes = got,
 			};
 		}
-		quiesce(b, k, log);
+		for (size_t s = 0; s < ctx->nr_schemes; s++)
+			b->applied_base[k][s] = st[s].sz_applied;
 	}
 	/* Accounted: the same schemes are not counted again. */
 	b->batch->nr_slots = 0;
@@ -324,15 +433,16 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved;
 
-	if (b->start_pending)
-		start_kdamonds(b, log);
+	if (b->start_pending && now_usec >= b->retry_usec)
+		start_kdamonds(b, TIERD_DAMON_TICK_BUSY_RETRIES, now_usec, log);
 	if (b->state.damon != TIERD_DAMON_RUNNING)
 		return 0;
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
 		bool on = false;
 
 		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
-			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
+			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
+				  "DAMON: %s", err);
 			continue;
 		}
 		if (!on)
@@ -374,7 +484,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	next = calloc(1, sizeof(*next));
 	batch = calloc(1, sizeof(*batch));
 	if (!next || !batch) {
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0, "DAMON: out of memory");
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0,
+			  "DAMON: out of memory");
 		goto out;
 	}
 	for (size_t t = 0; t < b->layout.nr_tiers; t++) {
@@ -384,7 +495,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, err,
 			      sizeof(err));
 	if (r < 0) {
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0, "DAMON: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0,
+			  "DAMON: %s", err);
 		goto out;
 	}
 	if (batch->nr_deferred)
@@ -392,17 +504,31 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 			  "DAMON: %zu migration spans (%llu bytes) wait for a free scheme slot",
 			  batch->nr_deferred, (unsigned long long)batch->deferred_bytes);
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
+		bool on = false;
+
 		if (same_context(&next->contexts[k], &b->spec->contexts[k]))
 			continue;
 		r = tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err));
-		if (r == 0)
+		if (r == 0) {
+			schemes_committed(b, k, next->contexts[k].nr_schemes);
 			continue;
-		/* A rejected commit (6.12) stops the kdamond: collect turns it
-		 * on again next tick with the stat scheme alone. */
+		}
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
 		next->contexts[k].nr_schemes = 1;
 		drop_slots(batch, NULL, k);
+		/* Kernels differ (docs/damon-modules.md): 6.12 takes the write
+		 * and stops the kdamond, which collect turns on again next tick
+		 * with the stat scheme alone; 7.3 refuses the write and keeps
+		 * the kdamond on under its old schemes, which go now. */
+		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) == 0 && on) {
+			if (tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err)) < 0)
+				tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
+					  "DAMON: kdamond %zu (tier %zu): its stat scheme alone refused too: %s",
+					  k, k, err);
+			else
+				schemes_committed(b, k, 1);
+		}
 	}
 	for (size_t i = 0; i < batch->nr_slots; i++) {
 		const struct tierd_damos_slot *sl = &batch->slots[i];
@@ -424,6 +550,7 @@ out:
 
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log)
 {
+	bool was_stopped = b->modules.stat_stopped;
 	char err[TIERD_ERR_MAX] = "";
 
 	if (b->state.damon == TIERD_DAMON_RUNNING) {
@@ -434,6 +561,14 @@ void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_
 			tierd_log_ev(log, TIERD_LOG_INFO, "damon-stopped", NULL, NULL, -1, 0,
 				  "DAMON: tierd's kdamonds turned off and removed");
 	}
+	/* After tierd's kdamonds: DAMON_STAT's start is exclusive. */
+	if (tierd_damon_modules_restore(&b->modules, err, sizeof(err)) < 0)
+		tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
+			  "DAMON_STAT could not be turned on again (the record stays for the next tierd): %s",
+			  err);
+	else if (b->modules.enabled[TIERD_DAMON_MODULE_STAT] && was_stopped)
+		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
+			  "DAMON_STAT turned on again");
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
 		free(b->regions[t]);
 	free(b->slot_cgroup_id);

@@ -5,9 +5,11 @@
  * Each tick:
  *  1. collect, before the cgroups are observed: checks tierd's kdamonds are
  *     still on (restarts one turned off behind its back or stopped by a
- *     rejected commit), reads the action schemes' sz_applied to account
- *     last tick's migrations and removes those schemes (so nothing moves
- *     between the observation and the new plan), and re-reads the stat
+ *     rejected commit), commits last tick's action schemes inert (so
+ *     nothing moves between the observation and the new plan; a commit
+ *     keeps the counters of the schemes that keep their index), then reads
+ *     their sz_applied, which now holds every byte they moved, and accounts
+ *     it as the growth since the last reading of that index; re-reads the stat
  *     scheme's tried regions of every tier whose profiling period (the
  *     strategy's, Mole §4.3) has passed;
  *  2. the daemon observes, attributes the regions to cgroups, plans;
@@ -23,6 +25,7 @@
 #include <stdint.h>
 
 #include "damon.h"
+#include "damon_modules.h"
 #include "damon_plan.h"
 #include "log.h"
 #include "../report/migstats.h"
@@ -36,6 +39,11 @@
 /* Regions read per tier and tick; DAMON keeps at most max_nr_regions. */
 #define TIERD_DAMON_READ_REGIONS TIERD_DAMON_MAX_NR_REGIONS
 #define TIERD_DAMON_MAX_ACTIONS (TIERD_DAMON_MAX_CONTEXTS * TIERD_DAMON_ACTION_SLOTS)
+/* A start that failed busy is retried after 1 s, then twice as long each
+ * time, up to a minute: a DAMON user tierd cannot see keeps it failing, and
+ * each try costs a tick up to TIERD_DAMON_TICK_BUSY_RETRIES waits. */
+#define TIERD_DAMON_RETRY_MIN_USEC 1000000ull
+#define TIERD_DAMON_RETRY_MAX_USEC 60000000ull
 
 struct tierd_damon_backend {
 	char root[TIERD_FILE_PATH_MAX];
@@ -45,12 +53,19 @@ struct tierd_damon_backend {
 	struct tierd_damon_spec *spec;       /* in force; NULL until started */
 	struct tierd_damos_batch *batch;     /* the action schemes in force */
 	uint64_t *slot_cgroup_id;            /* batch->slots[i]'s cgroup */
+	/* sz_applied of kdamond k's scheme s as last read: the kernel's
+	 * counter runs on across commits while the scheme keeps its index, and
+	 * starts from 0 for a scheme a commit adds or an `on` creates. */
+	uint64_t applied_base[TIERD_DAMON_MAX_CONTEXTS][TIERD_DAMON_MAX_SCHEMES];
 	size_t nr_regions[TIERD_MAX_TIERS];
 	struct tierd_region *regions[TIERD_MAX_TIERS]; /* last reading, per tier */
 	uint64_t read_usec[TIERD_MAX_TIERS];             /* when it was taken */
 	uint64_t period_usec[TIERD_MAX_TIERS];           /* profiling period asked for */
 	struct tierd_backend_state state;
-	bool start_pending;                  /* start failed with -EAGAIN: retried each tick */
+	struct tierd_damon_modules modules;  /* DAMON_STAT & co., restored at stop */
+	bool start_pending;                  /* start failed with -EAGAIN: retried at retry_usec */
+	uint64_t retry_usec;                 /* monotonic; 0: at the next tick */
+	uint64_t retry_backoff_usec;         /* the wait before the next retry */
 };
 
 /* What collect learnt of one action scheme of last tick. */
@@ -61,11 +76,14 @@ struct tierd_damon_moved {
 };
 
 /* Probes DAMON under root and starts tierd's kdamonds over the tiers of
- * topo. Never fails the daemon: a kernel without DAMON, someone else's
- * kdamonds (degraded mode) or a failed start end in b->state with the
- * reason, logged once. */
+ * topo. DAMON's modules first (damon_modules.h): DAMON_STAT is turned off
+ * when stop_damon_stat, else it, like an enabled DAMON_RECLAIM or
+ * DAMON_LRU_SORT, means degraded mode. Never fails the daemon: a kernel
+ * without DAMON, someone else's kdamonds or modules (degraded mode) or a
+ * failed start end in b->state with the reason, logged once. */
 void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
-			       const struct tierd_topology *topo, const struct tierd_logger *log);
+			       const struct tierd_topology *topo, bool stop_damon_stat,
+			       const struct tierd_logger *log);
 
 /* Step 1 above. Fills moved[] (room for TIERD_DAMON_MAX_ACTIONS) with
  * last tick's action schemes and returns how many; stats gets the
@@ -81,7 +99,8 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 			       const char *const *memcg_paths, const uint64_t *cgroup_ids,
 			       const uint64_t *period_usec, const struct tierd_logger *log);
 
-/* Turns tierd's kdamonds off and removes them. */
+/* Turns tierd's kdamonds off and removes them, then turns DAMON_STAT back
+ * on if tierd turned it off. */
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log);
 
 #endif

@@ -110,6 +110,7 @@ void tierd_config_defaults(struct tierd_config *cfg)
 	cfg->bpf = true;
 	cfg->manage_demotion = true;
 	cfg->numa_balancing = TIERD_NUMAB_LEAVE;
+	cfg->stop_damon_stat = true;
 }
 
 int tierd_log_level_parse(const char *s, enum tierd_log_level *ret)

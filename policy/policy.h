@@ -166,6 +166,9 @@ struct tierd_config {
 	bool bpf;                              /* sample hint faults with BPF when possible */
 	bool manage_demotion;                  /* may set demotion_enabled for memory.reclaim */
 	enum tierd_numa_balancing numa_balancing;
+	/* "damon_stat": "stop" (true: turned off while tierd runs, restored at
+	 * exit) or "leave" (false: tierd runs without DAMON while it runs). */
+	bool stop_damon_stat;
 };
 
 /* "leave", "off", "tiering". Returns 0 or -EINVAL. */

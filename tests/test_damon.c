@@ -164,7 +164,7 @@ static void test_start_writes(const char *root)
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
@@ -243,7 +243,7 @@ static void test_someone_elses_kdamond(const char *root)
 	fake_kdamond(0, 2, 2);
 	tmptree_put(admin, "kdamonds/0/state", "on\n");
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EBUSY);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EBUSY);
 	CHECK(strstr(err, "kdamonds/nr_kdamonds is 1") != NULL);
 	CHECK(strstr(err, "someone else") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
@@ -272,16 +272,16 @@ static void test_missing_file(const char *root)
 	snprintf(path, sizeof(path), "%s/%s", admin, rel);
 	unlink(path);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -ENOENT);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -ENOENT);
 	CHECK(strstr(err, "schemes/0/target_nid") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK(!d.running);
 
 	spec.nr_contexts = 0;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
 	example_spec(&spec);
 	spec.contexts[0].regions[1].end = spec.contexts[0].regions[1].start;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
 }
 
 static void test_tried_regions(const char *root)
@@ -295,7 +295,7 @@ static void test_tried_regions(const char *root)
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), 0);
 	/* Names are not 0..n-1 and not in address order. */
 #define T "kdamonds/0/contexts/0/schemes/1/tried_regions/"
 	tmptree_put(admin, T "12/start", "8192\n");
@@ -424,7 +424,7 @@ static void test_addr_filters(const char *root)
 	s->memcg_path[0] = '\0';
 	s->addr_start = MIB;
 	s->addr_end = UINT64_MAX;
-	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);
@@ -478,7 +478,7 @@ static void test_addr_filters(const char *root)
 	/* An empty span is refused before anything is written. */
 	fake_tree(root, "0\n");
 	spec.contexts[0].schemes[2].addr_end = 0;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
 	CHECK_EQ_STR(err, "damon context 0 scheme 2: addr filter end <= start");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0\n");
 }
@@ -495,7 +495,7 @@ static void test_stats_and_state(const char *root)
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, &d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), 0);
 	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
 	CHECK(on);
 	fake_stats(0, 0, 10);
@@ -573,7 +573,7 @@ static void test_commit_ctx(const char *root)
 	example_spec(&spec);
 	spec.nr_contexts = 2;
 	spec.contexts[1] = spec.contexts[0];
-	r = tierd_damon_start(root, &spec, &d, err, sizeof(err));
+	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", err);

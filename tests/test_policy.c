@@ -505,15 +505,15 @@ static void test_config(void)
 		CHECK_EQ_STR(diags.items[3].message,
 			     "t.json:1:85: tiers[1]: shares nodes with tiers[0]; a node sits in one tier");
 		CHECK_EQ_STR(diags.items[4].message,
-			     "t.json:1:91: extra: unknown key; expected one of: tick_interval, metrics_file, state_file, policy_dir, log_level, migration_budget, tiers, damon, manage_demotion, numa_balancing, bpf");
+			     "t.json:1:91: extra: unknown key; expected one of: tick_interval, metrics_file, state_file, policy_dir, log_level, migration_budget, tiers, damon, manage_demotion, numa_balancing, bpf, damon_stat");
 	}
 	tierd_diags_free(&diags);
 }
 
 static void test_config_kernel(void)
 {
-	const char *good = "{\"damon\": false, \"manage_demotion\": false, \"numa_balancing\": \"tiering\", \"bpf\": false}";
-	const char *bad = "{\"damon\": \"yes\", \"numa_balancing\": \"auto\", \"bpf\": 1}";
+	const char *good = "{\"damon\": false, \"manage_demotion\": false, \"numa_balancing\": \"tiering\", \"bpf\": false, \"damon_stat\": \"leave\"}";
+	const char *bad = "{\"damon\": \"yes\", \"numa_balancing\": \"auto\", \"bpf\": 1, \"damon_stat\": \"off\"}";
 	struct tierd_diags diags = { 0 };
 	struct tierd_config cfg;
 
@@ -522,23 +522,28 @@ static void test_config_kernel(void)
 	CHECK(cfg.manage_demotion);
 	CHECK(cfg.bpf);
 	CHECK_EQ_INT(cfg.numa_balancing, TIERD_NUMAB_LEAVE);
+	CHECK(cfg.stop_damon_stat);
 	CHECK_EQ_INT(tierd_config_parse("k.json", good, strlen(good), &cfg, &diags), 0);
 	CHECK(!cfg.damon);
 	CHECK(!cfg.manage_demotion);
 	CHECK(!cfg.bpf);
 	CHECK_EQ_INT(cfg.numa_balancing, TIERD_NUMAB_TIERING);
+	CHECK(!cfg.stop_damon_stat);
 	CHECK_EQ_STR(tierd_numa_balancing_name(TIERD_NUMAB_OFF), "off");
 
 	tierd_config_defaults(&cfg);
 	CHECK_EQ_INT(tierd_config_parse("k.json", bad, strlen(bad), &cfg, &diags), -EINVAL);
-	CHECK_EQ_INT(diags.nr, 3);
-	if (diags.nr == 3) {
+	CHECK_EQ_INT(diags.nr, 4);
+	if (diags.nr == 4) {
 		CHECK_EQ_STR(diags.items[0].message, "k.json:1:11: damon: expected true or false, got a string");
 		CHECK_EQ_STR(diags.items[1].message,
 			     "k.json:1:36: numa_balancing: expected one of: leave, off, tiering; got \"auto\"");
 		CHECK_EQ_STR(diags.items[2].message, "k.json:1:51: bpf: expected true or false, got an integer");
+		CHECK_EQ_STR(diags.items[3].message,
+			     "k.json:1:68: damon_stat: expected one of: stop, leave; got \"off\"");
 	}
 	CHECK(cfg.damon);
+	CHECK(cfg.stop_damon_stat);
 	CHECK(cfg.bpf);
 	tierd_diags_free(&diags);
 }

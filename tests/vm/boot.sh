@@ -1,19 +1,21 @@
 #!/bin/sh
-# Boots the four-tier test VM on scenario $1; the console goes to
-# $BUILD/vm/$1.log. Four NUMA nodes of 1 GiB (node 0 with the CPUs, nodes
-# 1-3 CPU-less) with HMAT latencies 80/140/300/600 ns and bandwidths
-# 100/50/20/10 GB/s, from which the kernel builds memory tiers 4/15/84/337
-# (docs/vm.md). TCG only: this machine has no KVM.
+# Boots the four-tier test VM on scenario $1 with kernel $VM_KERNEL (6.12 or
+# 7.3); the console goes to $BUILD/vm/$VM_KERNEL/$1.log. Four NUMA nodes of
+# 1 GiB (node 0 with the CPUs, nodes 1-3 CPU-less) with HMAT latencies
+# 80/140/300/600 ns and bandwidths 100/50/20/10 GB/s, from which the kernel
+# builds memory tiers 4/15/84/337 (docs/vm.md). TCG only: this machine has
+# no KVM.
 set -eu
 : "${BUILD:=build}"
 : "${VM_TIMEOUT_SEC:=300}"
+: "${VM_KERNEL:=6.12}" # a kernel tests/vm/setup.sh fetched
 VM=$BUILD/vm
 name=$1
 # The systemd scenario boots its own initramfs with systemd as init.
 INITRD=${VM_INITRD:-$VM/initrd.gz}
 
 set -- -accel tcg,thread=multi -cpu max -m 4G -smp 2 -nographic -no-reboot \
-	-machine pc,hmat=on -kernel "$VM/vmlinuz" -initrd "$INITRD" \
+	-machine pc,hmat=on -kernel "$VM/$VM_KERNEL/vmlinuz" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 tierd.scenario=$name${VM_APPEND:+ $VM_APPEND}"
 for n in 0 1 2 3; do
 	set -- "$@" -object memory-backend-ram,size=1G,id=m$n
@@ -28,4 +30,4 @@ for spec in 0:80:100G 1:140:50G 2:300:20G 3:600:10G; do
 		-numa hmat-lb,initiator=0,target=$node,hierarchy=memory,data-type=access-latency,latency=${rest%%:*} \
 		-numa hmat-lb,initiator=0,target=$node,hierarchy=memory,data-type=access-bandwidth,bandwidth=${rest#*:}
 done
-timeout "$VM_TIMEOUT_SEC" qemu-system-x86_64 "$@" </dev/null >"$VM/$name.log" 2>&1
+timeout "$VM_TIMEOUT_SEC" qemu-system-x86_64 "$@" </dev/null >"$VM/$VM_KERNEL/$name.log" 2>&1

@@ -5,7 +5,12 @@ expect_eq "$?" 0 "bpfpromote: VM ran and powered off"
 expect_eq "$(res bpf_running)" 1 "bpfpromote: the BPF sampler runs (tierd_bpf_mode running)"
 expect_eq "$(res numa_balancing_during) $(res rate_limit_during)" "2 0" "bpfpromote: tiering mode, kernel promotion held off while tierd runs"
 expect_eq "$(res numa_balancing_after) $(res rate_limit_after)" "0 $(res rate_limit_before)" "bpfpromote: both restored on exit"
-expect_range "$(res promote_ms)" 0 30000 "bpfpromote: ms until >= 90% of the hot set (node 3) is in tiers 0-1"
+# Measured from the workload's ready (tierd starts after /other's ready):
+# 6.12 18.0 and 19 s on an idle host; 7.3 23 to 36 s (the runs:
+# fewer hint faults with the same scan settings, reaccess intervals of
+# 91-147 ms against 17 ms) and 34.0 s on a host loaded 10 on 2 cores.
+expect_range "$(res promote_ms)" 0 50000 "bpfpromote: ms until >= 90% of the hot set (node 3) is in tiers 0-1"
+echo "NOTE [$VM_KERNEL]: bpfpromote: 90% of the hot set in tiers 0-1 after $(res promote_ms) ms" >&2
 expect_range "$(res final_hot_top2_pmy)" 900 1000 "bpfpromote: hot set in tiers 0-1 at the end (per mille)"
 expect_range "$(res samples_bpfp)" 1000 100000000 "bpfpromote: samples of /bpfp"
 expect_eq "$(res samples_other)" 0 "bpfpromote: no sample of the unmanaged /other"

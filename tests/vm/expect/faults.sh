@@ -3,7 +3,8 @@
 tests/vm/boot.sh faults
 expect_eq "$?" 0 "faults: VM ran and powered off"
 expect_eq "$(res b_removed) $(res alive_after_rmdir)" "yes yes" "faults: /b removed, tierd alive"
-expect_eq "$(res dropped_logged)" 1 "faults: /b reported no longer managed"
+expect_eq "$(res dropped_logged)" 1 "faults: /b reported no longer managed (within 60 s)"
+echo "NOTE [$VM_KERNEL]: faults: /b's removal logged after $(res dropped_s) s" >&2
 expect_eq "$(res k0_off_written)" yes "faults: kdamond 0 turned off behind tierd's back"
 expect_range "$(res k0_recovered_s)" 0 10 "faults: seconds until tierd noticed"
 expect_eq "$(res k0_state) $(res k0_new_pid)" "on yes" "faults: kdamond 0 on again, a new kdamond thread"

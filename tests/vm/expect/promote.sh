@@ -10,7 +10,13 @@ expect_range "$(res final_hot_top2_pmy)" 900 1000 "promote: hot set in tiers 0-1
 # physical regions mix hot and cold pages and a span merged across a gap
 # carries some along: 0, 0, 504, 605, 3177 and 6687 pages in six runs.
 expect_range "$(res final_cold_top2_pages)" 0 8192 "promote: cold pages in tiers 0-1 (< 25%)"
-expect_range "$(res hot_succeeded_mib)" 64 200 "promote: bytes migrate_hot reports moved (two 64 MiB sets; moves between the last stats read and the removal of a scheme go uncounted)"
+# Every page of the workload in tiers 0-1 came there through migrate_hot
+# (nothing is demoted, NUMA balancing is off, first touch was on nodes 2
+# and 3): what migrate_hot reports is at least that (set A as last seen
+# before the move, B and the cold pages at the end; 1 MiB for rounding).
+# More when a page moved twice (tier 1, then tier 0).
+seen_mib=$(($(res promoted_seen_pages) * 4096 / MIB))
+expect_range "$(res hot_succeeded_mib)" $((seen_mib - 1)) 200 "promote: bytes migrate_hot reports moved, at least the $seen_mib MiB seen promoted"
 expect_eq "$(res cold_succeeded_mib)" 0 "promote: nothing demoted (tier 0 has room)"
 expect_eq "$(res tierd_exit)" 0 "promote: tierd exits 0"
 expect_eq "$(res w_checksum)" "pages=65536 bad=0" "promote: every page intact"

@@ -24,6 +24,13 @@ anon_mib() { # NODE: anon MiB of /test on NODE
 		awk -v m=$MIB '{ print int($1 / m) }'
 }
 yn() { [ -e "$1" ] && echo yes || echo no; }
+# try VALUE FILE: the write's exit status and errno message (busybox's
+# echo -n, unlike its printf, names the errno; from a child shell, so the
+# message is captured).
+try() {
+	msg=$(sh -c 'echo -n "$1" >"$2"' x "$1" "$2" 2>&1)
+	echo "$? ${msg##*: }"
+}
 
 sh -c 'echo $$ >/sys/fs/cgroup/test/cgroup.procs; exec /bin/hog 64 0' >/tmp/hog.test &
 sh -c 'exec /bin/hog 32 0' >/tmp/hog.other &
@@ -36,6 +43,25 @@ other=$!
 
 echo "RESULT damon_admin $(yn $D)"
 echo "RESULT nr_kdamonds_before $(cat $D/kdamonds/nr_kdamonds)"
+# DAMON_STAT (controller/damon_modules.c), where the kernel has it: its
+# kdamond is not one of nr_kdamonds and excludes sysfs kdamonds.
+STAT=/sys/module/damon_stat/parameters/enabled
+if [ -e $STAT ]; then
+	echo "RESULT damon_stat_boot $(cat $STAT)"
+	if [ "$(cat $STAT)" = Y ]; then
+		w 1 $D/kdamonds/nr_kdamonds
+		w 1 $K/contexts/nr_contexts
+		w vaddr $K/contexts/0/operations
+		w 1 $K/contexts/0/targets/nr_targets
+		w $$ $K/contexts/0/targets/0/pid_target
+		echo "RESULT on_beside_stat_rc $(try on $K/state)"
+		w 0 $D/kdamonds/nr_kdamonds
+		w N $STAT
+	fi
+	echo "RESULT damon_stat_off $(cat $STAT)"
+else
+	echo "RESULT damon_stat_boot absent"
+fi
 w 1 $D/kdamonds/nr_kdamonds
 echo "RESULT kdamond0 $(yn $K/state) $(cat $K/state)"
 w 1 $K/contexts/nr_contexts
@@ -50,6 +76,9 @@ echo "RESULT target_nid $(yn $S/target_nid) $(cat $S/target_nid)"
 echo "RESULT filter_allow $(yn $S/filters/0/allow)"
 echo "RESULT dests $(yn $S/dests)"
 echo "RESULT goal_nid $(yn $S/quotas/goals/0/nid)"
+echo "RESULT ops_filters $(yn $S/ops_filters)"
+echo "RESULT core_filters $(yn $S/core_filters)"
+echo "RESULT refresh_ms $(yn $K/refresh_ms)"
 w 0 $S/quotas/goals/nr_goals
 echo "RESULT default_max $(cat $S/access_pattern/sz/max) $(cat $S/access_pattern/nr_accesses/max) $(cat $S/access_pattern/age/max)"
 # Rewriting an nr_* file re-creates the children with defaults.
@@ -127,8 +156,15 @@ for r in $C/schemes/1/tried_regions/*/; do
 	[ -f "$r/start" ] && echo "TRIED $(cat $r/start) $(cat $r/end) $(cat $r/nr_accesses) $(cat $r/age)"
 done
 
-# A good commit keeps it on; a commit with a memcg_path that does not
-# exist is accepted by the write but stops the kdamond (6.12).
+# DAMON_STAT cannot start beside a sysfs kdamond.
+if [ -e $STAT ]; then
+	echo "RESULT stat_on_beside_kdamond_rc $(try Y $STAT) $(cat $STAT)"
+fi
+
+# A good commit keeps it on. A commit with a memcg_path that does not
+# exist: 6.12 accepts the write and stops the kdamond; 7.3 refuses the
+# write and keeps it on under its old schemes (damon_backend.c handles
+# both by reading state back).
 w $((32 * MIB)) $S/quotas/bytes
 w commit $K/state
 echo "RESULT state_after_commit $(cat $K/state)"
@@ -141,8 +177,9 @@ while [ "$(cat $K/state)" = on ] && [ $i -lt 50 ]; do
 	i=$((i + 1))
 done
 echo "RESULT state_after_bad_commit $(cat $K/state)"
+echo "RESULT sz_applied_after_bad_commit $(($(cat $S/stats/sz_applied) / MIB))"
 printf '%s' off >$K/state 2>/dev/null
-echo "RESULT off_when_stopped_rc $?"
+echo "RESULT off_after_bad_commit_rc $?"
 
 # on with a bad memcg_path fails at the write (-ENOMEM in 6.12).
 printf '%s' on >$K/state 2>/dev/null
@@ -154,3 +191,7 @@ w off $K/state
 echo "RESULT state_off $(cat $K/state)"
 w 0 $D/kdamonds/nr_kdamonds
 echo "RESULT nr_kdamonds_after $(cat $D/kdamonds/nr_kdamonds)"
+if [ -e $STAT ]; then
+	printf '%s' Y >$STAT 2>/dev/null
+	echo "RESULT damon_stat_restored $? $(cat $STAT)"
+fi

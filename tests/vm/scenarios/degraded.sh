@@ -1,5 +1,7 @@
-# Degraded: someone else runs DAMON (a kdamond started here by hand, as
-# damo or a DAMON module would). tierd leaves it alone, says so, runs
+# Degraded: someone else runs DAMON: where DAMON_STAT runs from boot
+# (Debian's 7.3), DAMON_STAT with "damon_stat": "leave" in tierd.json;
+# elsewhere a kdamond started here by hand, as damo would. tierd leaves it
+# alone, says so, runs
 # without DAMON, and enforces a tier-0 budget with memory.reclaim, turning
 # demotion_enabled on for it; on exit it restores demotion_enabled and the
 # NUMA balancing setting it changed ("numa_balancing": "off").
@@ -11,17 +13,24 @@ echo +memory >$CG/cgroup.subtree_control
 D=/sys/kernel/mm/damon/admin/kdamonds
 C=$D/0/contexts/0
 w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
-# A foreign kdamond: vaddr, no scheme, monitoring the shell.
-w 1 $D/nr_kdamonds
-w 1 $D/0/contexts/nr_contexts
-w vaddr $C/operations
-w 1 $C/targets/nr_targets
-w $$ $C/targets/0/pid_target
-w on $D/0/state
-foreign_pid=$(cat $D/0/pid)
+if [ "$(damon_stat)" = Y ]; then
+	echo "RESULT degraded_by damon_stat"
+	extra=', "damon_stat": "leave"'
+else
+	echo "RESULT degraded_by kdamond"
+	extra=
+	# A foreign kdamond: vaddr, no scheme, monitoring the shell.
+	w 1 $D/nr_kdamonds
+	w 1 $D/0/contexts/nr_contexts
+	w vaddr $C/operations
+	w 1 $C/targets/nr_targets
+	w $$ $C/targets/0/pid_target
+	w on $D/0/state
+	foreign_pid=$(cat $D/0/pid)
+fi
 
 start_work /over w --hot 32 --cold 288 --report-ms 1000
-write_config 1s '"numa_balancing": "off"'
+write_config 1s '"numa_balancing": "off"'"$extra"
 cat >/tmp/policies.d/over.json <<'JSON'
 { "name": "over", "match": { "path": "/over" }, "tiers": [ { "tier": 0, "max": "128M" } ] }
 JSON
@@ -37,7 +46,7 @@ echo "RESULT demotion_running $(cat /sys/kernel/mm/numa/demotion_enabled)"
 echo "RESULT damon_degraded $(metric 'tierd_damon_mode{mode="degraded"}')"
 echo "RESULT reclaim_requests $(metric 'tierd_migration_requests_total{path="memory_reclaim"}')"
 echo "RESULT reclaim_moved_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="memory_reclaim"}')")"
-grep -q 'DAMON not used: .*nr_kdamonds is 1: DAMON is in use by someone else' /tmp/tierd.log &&
+grep -q 'DAMON not used: .*\(nr_kdamonds is 1: DAMON is in use by someone else\|DAMON_STAT is enabled\)' /tmp/tierd.log &&
 	echo "RESULT degraded_logged yes" || echo "RESULT degraded_logged no"
 tierctl status --state-file /tmp/state.json | grep '^DAMON' | sed 's/^/RESULT status_line /'
 kill -TERM $tierd_pid
@@ -45,6 +54,10 @@ wait $tierd_pid
 echo "RESULT tierd_exit $?"
 echo "RESULT numa_balancing_after $(cat /proc/sys/kernel/numa_balancing)"
 echo "RESULT demotion_after $(cat /sys/kernel/mm/numa/demotion_enabled)"
-echo "RESULT foreign_kdamond $(cat $D/nr_kdamonds) $(cat $D/0/state) $([ "$(cat $D/0/pid)" = "$foreign_pid" ] && echo same-pid || echo other-pid)"
+if [ "$(damon_stat)" = Y ]; then
+	echo "RESULT foreign_kdamond $(cat $D/nr_kdamonds) $(damon_stat)"
+else
+	echo "RESULT foreign_kdamond $(cat $D/nr_kdamonds) $(cat $D/0/state) $([ "$(cat $D/0/pid)" = "$foreign_pid" ] && echo same-pid || echo other-pid)"
+fi
 stop_work w
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 20

@@ -29,7 +29,12 @@ stop_work b
 i=0
 while [ -d $CG/b ] && ! rmdir $CG/b 2>/dev/null && [ $i -lt 50 ]; do sleep 0.2; i=$((i + 1)); done
 echo "RESULT b_removed $([ -d $CG/b ] && echo no || echo yes)"
-sleep 5
+# Up to 60 s for the next tick to notice: a tick waits on DAMON sysfs
+# commands, which wait while a kdamond migrates (seconds under a loaded host).
+i=0
+while ! grep -q 'cgroup /b is no longer managed' /tmp/tierd.log && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+sleep 1
+echo "RESULT dropped_s $i"
 echo "RESULT alive_after_rmdir $(alive)"
 echo "RESULT dropped_logged $(grep -c 'cgroup /b is no longer managed' /tmp/tierd.log)"
 

@@ -24,13 +24,21 @@ numa() { # KEY NODE
 	sed -n "s/^$1 .*N$2=\([0-9]*\).*/\1/p" $CG/memory.numa_stat
 }
 stat_key() { sed -n "s/^$1 //p" $CG/memory.stat; }
+# demoted NODE: pages demoted from NODE by every reclaimer (pgdemote_*):
+# 6.12 counts memory.reclaim's as pgdemote_direct, 7.3 as
+# pgdemote_proactive.
+demoted() {
+	awk -v n="N$1=" '/^pgdemote_/ {
+		for (i = 2; i <= NF; i++) if (index($i, n) == 1) s += substr($i, length(n) + 1)
+	} END { print s + 0 }' $CG/memory.numa_stat
+}
 # memcg statistics are flushed at the latest every 2 s; reading after that
 # gives exact numbers once nothing runs any more.
 settle() { sleep 3; }
-snapshot() { # PREFIX: anon and pgdemote_direct per node into shell variables
+snapshot() { # PREFIX: anon and pgdemote_* per node into shell variables
 	for n in 0 1 2 3; do
 		eval "$1_anon$n=$(numa anon $n)"
-		eval "$1_dem$n=$(numa pgdemote_direct $n)"
+		eval "$1_dem$n=$(demoted $n)"
 	done
 	eval "$1_current=$(cat $CG/memory.current)"
 }
@@ -92,7 +100,7 @@ echo "RESULT off_rc $rc"
 echo "RESULT off_msg $msg"
 echo "RESULT off_secs $secs"
 echo "RESULT off_anon_node0_before_after $a_anon0 $b_anon0"
-echo "RESULT off_pgdemote_direct $((b_dem0 + b_dem1 + b_dem2 - a_dem0 - a_dem1 - a_dem2))"
+echo "RESULT off_pgdemote $((b_dem0 + b_dem1 + b_dem2 - a_dem0 - a_dem1 - a_dem2))"
 
 # Demotion on: 100 MiB are reclaimed as demotion hops.
 w true $DEM >/dev/null
@@ -109,6 +117,7 @@ done
 echo "RESULT on_anon_total $((b_anon0 + b_anon1 + b_anon2 + b_anon3)) $((c_anon0 + c_anon1 + c_anon2 + c_anon3))"
 echo "RESULT on_current $b_current $c_current"
 echo "RESULT on_pgdemote_kswapd $(stat_key pgdemote_kswapd)"
+echo "RESULT on_pgdemote_by $(for k in direct proactive; do [ "$(stat_key pgdemote_$k)" -gt 0 ] 2>/dev/null && echo $k; done)"
 
 # More than can be demoted (200 MiB x 3 hops < 1 GiB): EAGAIN, and what was
 # done stays done.

@@ -42,6 +42,9 @@ last_place() {
 # metric NAME{labels}: its value in tierd's metrics file.
 metric() { grep -v '^#' /tmp/tierd.prom 2>/dev/null | grep -F "$1 " | head -n 1 | awk '{print $NF}'; }
 
+# damon_stat: DAMON_STAT's enabled parameter (Y or N), "absent" without it.
+damon_stat() { cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent; }
+
 # mib BYTES: whole MiB, 0 for an empty value.
 mib() { echo $((${1:-0} / MIB)); }
 

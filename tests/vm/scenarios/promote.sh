@@ -37,11 +37,13 @@ grep '^PLACE ' /tmp/w.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=\([AB]\) hot
 	{ top = $3 + $4; all = $3 + $4 + $5 + $6; pmy = all ? int(top * 1000 / all) : 0
 	  if ($2 == "A" && a == "" && pmy >= 900) a = $1
 	  if ($2 == "B" && b == "" && pmy >= 900) b = $1 - moved
+	  if ($2 == "A") top_a = top; else top_b = top
 	  last = pmy; cold = $7 + $8 }
 	END { print "RESULT promote_a_ms " (a == "" ? -1 : a)
 	      print "RESULT follow_b_ms " (b == "" ? -1 : b)
 	      print "RESULT final_hot_top2_pmy " last
-	      print "RESULT final_cold_top2_pages " cold }'
+	      print "RESULT final_cold_top2_pages " cold
+	      print "RESULT promoted_seen_pages " top_a + top_b + cold }'
 
 echo "RESULT hot_succeeded_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_hot"}')")"
 echo "RESULT cold_succeeded_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"
