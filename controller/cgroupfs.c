@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,14 +149,35 @@ static bool is_dir(int fd_dir, const struct dirent *de)
 	return fstatat(fd_dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+struct walk {
+	struct tierd_cgroup_list *list;
+	size_t cap;
+	int inotify_fd;          /* -1: no watches */
+	uint32_t mask;
+	bool watched;            /* every directory got its watch */
+};
+
+/* Watches the directory open as fd, through /proc/self/fd: the walk holds
+ * no absolute path below --root. */
+static void watch_dir(struct walk *w, int fd)
+{
+	char proc[64];
+
+	if (w->inotify_fd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (inotify_add_watch(w->inotify_fd, proc, w->mask) < 0)
+		w->watched = false;
+}
+
 /* Walks fd_dir (which it closes), cgroup path prefix. */
-static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_list *list,
-		size_t *cap)
+static int walk(int fd_dir, const char *prefix, int depth, struct walk *w)
 {
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
 
+	watch_dir(w, fd_dir);
 	d = fdopendir(fd_dir);
 	if (!d) {
 		r = -errno;
@@ -171,7 +193,7 @@ static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_l
 		n = snprintf(path, sizeof(path), "%s/%s", prefix, de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue; /* deeper than any path tierd keeps */
-		r = list_push(list, cap, path);
+		r = list_push(w->list, &w->cap, path);
 		if (r < 0)
 			break;
 		if (depth + 1 >= TIERD_CGROUP_MAX_DEPTH)
@@ -183,7 +205,7 @@ static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_l
 			r = -errno;
 			break;
 		}
-		r = walk(fd, path, depth + 1, list, cap);
+		r = walk(fd, path, depth + 1, w);
 		if (r < 0)
 			break;
 	}
@@ -196,22 +218,31 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list)
+int tierd_cgroupfs_list_watched(const struct tierd_cgroupfs *fs, int inotify_fd, uint32_t mask,
+				struct tierd_cgroup_list *list, bool *ret_watched)
 {
-	size_t cap = 0;
+	struct walk w = { .list = list, .inotify_fd = inotify_fd, .mask = mask,
+			  .watched = inotify_fd >= 0 };
 	int fd, r;
 
 	memset(list, 0, sizeof(*list));
 	fd = openat(fs->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = walk(fd, "", 0, list, &cap);
+	r = walk(fd, "", 0, &w);
 	if (r < 0) {
 		tierd_cgroup_list_free(list);
 		return r;
 	}
 	qsort(list->paths, list->nr, sizeof(*list->paths), cmp_path);
+	if (ret_watched)
+		*ret_watched = w.watched;
 	return 0;
+}
+
+int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list)
+{
+	return tierd_cgroupfs_list_watched(fs, -1, 0, list, NULL);
 }
 
 void tierd_cgroup_list_free(struct tierd_cgroup_list *list)
@@ -251,51 +282,140 @@ static int read_failed(const struct tierd_cgroupfs *fs, const char *path, uint64
 	return -ENOMEDIUM;
 }
 
-static int read_limit(const struct tierd_cgroupfs *fs, int fd, const char *name,
-		      struct tierd_buf *b, uint64_t *ret, char *err, size_t err_size,
-		      const char *path, uint64_t id)
+enum cgroup_file {
+	FILE_NUMA_STAT, FILE_CURRENT, FILE_MIN, FILE_LOW, FILE_HIGH, FILE_MAX, FILE_STAT,
+	FILE_PRESSURE,
+};
+
+static const char *const file_names[TIERD_CGROUP_NR_FILES] = {
+	[FILE_NUMA_STAT] = "memory.numa_stat", [FILE_CURRENT] = "memory.current",
+	[FILE_MIN] = "memory.min", [FILE_LOW] = "memory.low", [FILE_HIGH] = "memory.high",
+	[FILE_MAX] = "memory.max", [FILE_STAT] = "memory.stat", [FILE_PRESSURE] = "memory.pressure",
+};
+
+void tierd_cgroup_files_init(struct tierd_cgroup_files *f, struct tierd_fd_pool *pool)
 {
-	int r = tierd_read_at(fd, name, b);
+	f->dir_fd = -1;
+	f->id = 0;
+	for (size_t k = 0; k < TIERD_CGROUP_NR_FILES; k++)
+		f->fd[k] = -1;
+	f->pool = pool;
+}
+
+static void release(struct tierd_cgroup_files *f, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	f->pool->held--;
+}
+
+void tierd_cgroup_files_close(struct tierd_cgroup_files *f)
+{
+	release(f, &f->dir_fd);
+	for (size_t k = 0; k < TIERD_CGROUP_NR_FILES; k++)
+		release(f, &f->fd[k]);
+}
+
+static bool pool_has_room(const struct tierd_cgroup_files *f)
+{
+	return f && f->pool->held < f->pool->max;
+}
+
+/* File k of the cgroup open as dir_fd into b, through files when given. */
+static int read_file(int dir_fd, struct tierd_cgroup_files *files, enum cgroup_file k,
+		     struct tierd_buf *b)
+{
+	int fd;
+
+	if (files && files->fd[k] >= 0)
+		return tierd_pread_cgroup_file(files->fd[k], b);
+	if (!pool_has_room(files))
+		return tierd_read_cgroup_file(dir_fd, file_names[k], b);
+	fd = openat(dir_fd, file_names[k], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	files->fd[k] = fd;
+	files->pool->held++;
+	return tierd_pread_cgroup_file(fd, b);
+}
+
+static int read_limit(const struct tierd_cgroupfs *fs, int fd, struct tierd_cgroup_files *files,
+		      enum cgroup_file k, struct tierd_buf *b, uint64_t *ret, char *err,
+		      size_t err_size, const char *path, uint64_t id)
+{
+	int r = read_file(fd, files, k, b);
 
 	if (r < 0)
-		return read_failed(fs, path, id, name, r, err, err_size);
+		return read_failed(fs, path, id, file_names[k], r, err, err_size);
 	r = tierd_kparse_limit(b->data, b->len, ret);
 	if (r < 0)
-		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path, name);
+		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path,
+			 file_names[k]);
 	return r;
 }
 
-int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
-			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-			struct tierd_buf *buf, char *err, size_t err_size)
+/* The cgroup's directory: held in files, or opened into *own. */
+static int open_dir(const struct tierd_cgroupfs *fs, const char *path,
+		    struct tierd_cgroup_files *files, int *own, uint64_t *id)
+{
+	struct stat st;
+	int fd;
+
+	if (files && files->dir_fd >= 0) {
+		*id = files->id;
+		return files->dir_fd;
+	}
+	fd = openat(fs->root_fd, path[0] == '/' ? path + 1 : path,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*id = (uint64_t)st.st_ino;
+	if (pool_has_room(files)) {
+		files->dir_fd = fd;
+		files->id = *id;
+		files->pool->held++;
+	} else {
+		*own = fd;
+	}
+	return fd;
+}
+
+static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
+		       const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+		       struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
+		       size_t err_size)
 {
 	static const struct {
-		const char *name;
+		enum cgroup_file file;
 		size_t offset;
 	} limits[] = {
-		{ "memory.current", offsetof(struct tierd_cgroup_obs, current_bytes) },
-		{ "memory.min", offsetof(struct tierd_cgroup_obs, min_bytes) },
-		{ "memory.low", offsetof(struct tierd_cgroup_obs, low_bytes) },
-		{ "memory.high", offsetof(struct tierd_cgroup_obs, high_bytes) },
-		{ "memory.max", offsetof(struct tierd_cgroup_obs, max_bytes) },
+		{ FILE_CURRENT, offsetof(struct tierd_cgroup_obs, current_bytes) },
+		{ FILE_MIN, offsetof(struct tierd_cgroup_obs, min_bytes) },
+		{ FILE_LOW, offsetof(struct tierd_cgroup_obs, low_bytes) },
+		{ FILE_HIGH, offsetof(struct tierd_cgroup_obs, high_bytes) },
+		{ FILE_MAX, offsetof(struct tierd_cgroup_obs, max_bytes) },
 	};
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	int line = 0, r;
+	_cleanup_close_ int own = -1;
+	int fd, line = 0, r;
 
 	memset(obs, 0, sizeof(*obs));
 	if (snprintf(obs->path, sizeof(obs->path), "%s", path) >= (int)sizeof(obs->path))
 		return -ENAMETOOLONG;
-	fd = openat(fs->root_fd, path[0] == '/' ? path + 1 : path,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return gone(r);
+	fd = open_dir(fs, path, files, &own, &obs->id);
+	if (fd < 0) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-fd));
+		return gone(fd);
 	}
-	obs->id = (uint64_t)st.st_ino;
 
-	r = tierd_read_at(fd, "memory.numa_stat", buf);
+	r = read_file(fd, files, FILE_NUMA_STAT, buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.numa_stat", r, err, err_size);
 	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
@@ -305,13 +425,13 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r == -ENODATA ? -EINVAL : r;
 	}
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		r = read_limit(fs, fd, limits[i].name, buf,
+		r = read_limit(fs, fd, files, limits[i].file, buf,
 			       (uint64_t *)((char *)obs + limits[i].offset), err, err_size, path,
 			       obs->id);
 		if (r < 0)
 			return r;
 	}
-	r = tierd_read_at(fd, "memory.stat", buf);
+	r = read_file(fd, files, FILE_STAT, buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.stat", r, err, err_size);
 	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
@@ -320,7 +440,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r;
 	}
 	/* PSI may be compiled out or disabled (psi=0): optional. */
-	r = tierd_read_at(fd, "memory.pressure", buf);
+	r = read_file(fd, files, FILE_PRESSURE, buf);
 	if (r == 0) {
 		r = tierd_kparse_psi(buf->data, buf->len, &obs->pressure, &line);
 		if (r < 0 && r != -ENODATA) {
@@ -334,4 +454,21 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
+			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+			struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
+			size_t err_size)
+{
+	bool held = files && files->dir_fd >= 0;
+	int r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+
+	/* Files held from an earlier tick may be a removed cgroup's (ENODEV):
+	 * read once more with the path's files of now. */
+	if (r < 0 && held) {
+		tierd_cgroup_files_close(files);
+		r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+	}
+	return r;
 }

@@ -50,9 +50,14 @@ struct tierd_hmmv_params {
 	uint64_t max_level;                  /* of the multi-level queue, §5.3 */
 	uint64_t window_usec;                /* monitoring window, §5.3 */
 	uint64_t clock_usec;                 /* clock switch period, §3.2 */
-	uint64_t quiet_bytes;                /* a round moving less is quiet, §3.2 */
+	uint64_t quiet_bytes;                /* a round moving less is quiet, §3.2;
+					      * TIERD_HMMV_QUIET_RELATIVE: quiet_pmy
+					      * of the cgroup's memory instead */
+	uint64_t quiet_pmy;                  /* that share, in permyriad */
 	uint64_t quiet_limit;                /* quiet rounds before tracking stops */
 };
+
+#define TIERD_HMMV_QUIET_RELATIVE UINT64_MAX
 
 void tierd_hmmv_params_default(struct tierd_hmmv_params *p);
 

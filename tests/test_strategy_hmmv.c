@@ -425,6 +425,67 @@ static void test_tracking(void)
 	fixture_done(&f);
 }
 
+/* By default a round is quiet below 1.56% (156 permyriad) of the cgroup's
+ * memory, not below an absolute 256 MB: with 1 GiB, 16,750,372 bytes. A
+ * round moving 16 MiB is busy; one moving 15 MiB is quiet. quiet_share
+ * sets the share; quiet_migration, an absolute size, wins over it. */
+static void test_quiet_relative(void)
+{
+	struct tierd_region r[1] = { region(0, 1, 1, 5) };
+	const uint64_t fifth = 200 * TIERD_USEC_PER_MSEC;
+	struct tierd_hmmv_stats st;
+	struct fixture f;
+
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0}", big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 0);
+	f.feedback.promoted_bytes = 15 * MIB;
+	input(&f, r, 1, 3 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 1);
+	fixture_done(&f);
+
+	/* 2% of 1 GiB is 21,474,836 bytes: both 16 MiB rounds are quiet now. */
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0, \"quiet_share\": \"2%\"}",
+	      big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 2);
+	fixture_done(&f);
+
+	/* An absolute 1M: 16 MiB rounds are busy whatever the share. */
+	setup(&f, "{\"round_windows\": 1, \"max_level\": 0, \"quiet_share\": \"50%\", "
+		  "\"quiet_migration\": \"1M\"}",
+	      big_total, big_free, nothing_held);
+	f.obs.current_bytes = GIB;
+	input(&f, r, 1, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.feedback.promoted_bytes = 16 * MIB;
+	input(&f, r, 1, fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	input(&f, r, 1, 2 * fifth);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_INT(st.quiet_counter, 0);
+	fixture_done(&f);
+}
+
 static void test_params(void)
 {
 	struct tierd_topology topo;
@@ -453,7 +514,7 @@ static void test_params(void)
 	check_param_error(ops, "{\"weight\": 1}",
 			  "\"weight\": unknown key; expected one of: read_weight, write_weight, "
 			  "round_windows, max_level, monitoring_window, clock_period, "
-			  "quiet_migration, quiet_limit");
+			  "quiet_migration, quiet_share, quiet_limit");
 	check_param_error(ops, "{\"read_weight\": \"1\"}",
 			  "\"read_weight\": expected an integer from 1 to 1000, got \"1\"");
 	check_param_error(ops, "{\"write_weight\": 0}",
@@ -477,6 +538,53 @@ static void test_params(void)
 	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
 }
 
+/* The queue's memory follows region starts whatever order the regions come
+ * in: out of address order they are matched as in order, a region that was
+ * not reported is forgotten, and a start reported twice in one window is one
+ * entry stepped twice (the second time in its do-not-disturb rest). */
+static void test_region_order(void)
+{
+	struct tierd_region w0[3] = { region(2, 1, 1, 5), region(0, 1, 1, 0), region(1, 1, 1, 3) };
+	struct tierd_region w1[3] = { w0[2], w0[0], w0[1] };
+	struct tierd_region w3[2] = { w0[0], w0[1] };
+	struct tierd_region w4[2] = { region(0, 1, 1, 5), region(0, 1, 1, 5) };
+	struct tierd_hmmv_stats st;
+	struct fixture f;
+
+	setup(&f, "{\"round_windows\": 1}", big_total, big_free, nothing_held);
+	input(&f, w0, 3, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[0].start, 1));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 2));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[1].start, 1));
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[2].start, 1));
+	/* Window 1, another order: regions 2 and 1 rest, region 0 is sampled. */
+	input(&f, w1, 3, WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 2);
+	/* Window 2 without region 2: forgotten, it starts afresh in window 3
+	 * (level 1, resting window 4) instead of resuming (level 2). */
+	input(&f, &w0[1], 1, 2 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 3));
+	input(&f, w3, 2, 3 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[0].start, 4));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 5));
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 2);
+	/* Window 4: region 0 twice: sampled once (level 1, rests window 5), then
+	 * resting. */
+	input(&f, w4, 2, 4 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 3);
+	CHECK(!tierd_hmmv_should_sample(f.state, w4[0].start, 5));
+	CHECK(tierd_hmmv_should_sample(f.state, w4[0].start, 6));
+	fixture_done(&f);
+}
+
 int main(void)
 {
 	test_bucket_sort();
@@ -487,7 +595,9 @@ int main(void)
 	test_exchange_room();
 	test_exchange_limits();
 	test_dnd();
+	test_region_order();
 	test_tracking();
+	test_quiet_relative();
 	test_params();
 	return tierd_test_finish();
 }
