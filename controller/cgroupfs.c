@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -148,14 +149,35 @@ static bool is_dir(int fd_dir, const struct dirent *de)
 	return fstatat(fd_dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
+struct walk {
+	struct tierd_cgroup_list *list;
+	size_t cap;
+	int inotify_fd;          /* -1: no watches */
+	uint32_t mask;
+	bool watched;            /* every directory got its watch */
+};
+
+/* Watches the directory open as fd, through /proc/self/fd: the walk holds
+ * no absolute path below --root. */
+static void watch_dir(struct walk *w, int fd)
+{
+	char proc[64];
+
+	if (w->inotify_fd < 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (inotify_add_watch(w->inotify_fd, proc, w->mask) < 0)
+		w->watched = false;
+}
+
 /* Walks fd_dir (which it closes), cgroup path prefix. */
-static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_list *list,
-		size_t *cap)
+static int walk(int fd_dir, const char *prefix, int depth, struct walk *w)
 {
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
 
+	watch_dir(w, fd_dir);
 	d = fdopendir(fd_dir);
 	if (!d) {
 		r = -errno;
@@ -171,7 +193,7 @@ static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_l
 		n = snprintf(path, sizeof(path), "%s/%s", prefix, de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue; /* deeper than any path tierd keeps */
-		r = list_push(list, cap, path);
+		r = list_push(w->list, &w->cap, path);
 		if (r < 0)
 			break;
 		if (depth + 1 >= TIERD_CGROUP_MAX_DEPTH)
@@ -183,7 +205,7 @@ static int walk(int fd_dir, const char *prefix, int depth, struct tierd_cgroup_l
 			r = -errno;
 			break;
 		}
-		r = walk(fd, path, depth + 1, list, cap);
+		r = walk(fd, path, depth + 1, w);
 		if (r < 0)
 			break;
 	}
@@ -196,22 +218,31 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list)
+int tierd_cgroupfs_list_watched(const struct tierd_cgroupfs *fs, int inotify_fd, uint32_t mask,
+				struct tierd_cgroup_list *list, bool *ret_watched)
 {
-	size_t cap = 0;
+	struct walk w = { .list = list, .inotify_fd = inotify_fd, .mask = mask,
+			  .watched = inotify_fd >= 0 };
 	int fd, r;
 
 	memset(list, 0, sizeof(*list));
 	fd = openat(fs->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = walk(fd, "", 0, list, &cap);
+	r = walk(fd, "", 0, &w);
 	if (r < 0) {
 		tierd_cgroup_list_free(list);
 		return r;
 	}
 	qsort(list->paths, list->nr, sizeof(*list->paths), cmp_path);
+	if (ret_watched)
+		*ret_watched = w.watched;
 	return 0;
+}
+
+int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list)
+{
+	return tierd_cgroupfs_list_watched(fs, -1, 0, list, NULL);
 }
 
 void tierd_cgroup_list_free(struct tierd_cgroup_list *list)
@@ -255,7 +286,7 @@ static int read_limit(const struct tierd_cgroupfs *fs, int fd, const char *name,
 		      struct tierd_buf *b, uint64_t *ret, char *err, size_t err_size,
 		      const char *path, uint64_t id)
 {
-	int r = tierd_read_at(fd, name, b);
+	int r = tierd_read_cgroup_file(fd, name, b);
 
 	if (r < 0)
 		return read_failed(fs, path, id, name, r, err, err_size);
@@ -295,7 +326,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 	}
 	obs->id = (uint64_t)st.st_ino;
 
-	r = tierd_read_at(fd, "memory.numa_stat", buf);
+	r = tierd_read_cgroup_file(fd, "memory.numa_stat", buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.numa_stat", r, err, err_size);
 	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
@@ -311,7 +342,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		if (r < 0)
 			return r;
 	}
-	r = tierd_read_at(fd, "memory.stat", buf);
+	r = tierd_read_cgroup_file(fd, "memory.stat", buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.stat", r, err, err_size);
 	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
@@ -320,7 +351,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r;
 	}
 	/* PSI may be compiled out or disabled (psi=0): optional. */
-	r = tierd_read_at(fd, "memory.pressure", buf);
+	r = tierd_read_cgroup_file(fd, "memory.pressure", buf);
 	if (r == 0) {
 		r = tierd_kparse_psi(buf->data, buf->len, &obs->pressure, &line);
 		if (r < 0 && r != -ENODATA) {

@@ -4,7 +4,9 @@
 #ifndef TIERD_CGROUPFS_H
 #define TIERD_CGROUPFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fsread.h"
 #include "../policy/snapshot.h"
@@ -29,6 +31,10 @@ struct tierd_cgroup_list {
 /* Every cgroup below the root, at most TIERD_CGROUP_MAX_DEPTH deep. A cgroup
  * that vanishes while the walk is in it is skipped. Returns 0 or -errno. */
 int tierd_cgroupfs_list(const struct tierd_cgroupfs *fs, struct tierd_cgroup_list *list);
+/* The same, adding an inotify watch (mask) on each directory before reading
+ * it; *ret_watched false when a watch could not be added. */
+int tierd_cgroupfs_list_watched(const struct tierd_cgroupfs *fs, int inotify_fd, uint32_t mask,
+				struct tierd_cgroup_list *list, bool *ret_watched);
 void tierd_cgroup_list_free(struct tierd_cgroup_list *list);
 
 /* cgroup v2 nests at most this deep in practice (systemd: slice/slice/unit). */

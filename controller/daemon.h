@@ -11,6 +11,7 @@
 #include "actuator.h"
 #include "actuator_kernel.h"
 #include "bpf_backend.h"
+#include "cgroup_watch.h"
 #include "cgroupfs.h"
 #include "damon_backend.h"
 #include "hotness_read.h"
@@ -44,6 +45,7 @@ struct tierd_daemon {
 	struct tierd_logger log;
 	struct tierd_topology topo;
 	struct tierd_cgroupfs fs;
+	struct tierd_cgroup_watch cgroups; /* the cgroup list, kept between ticks */
 	struct tierd_policy_set policies;
 	struct tierd_engine *engine;
 	const struct tierd_actuator_ops *actuator;

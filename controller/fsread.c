@@ -1,6 +1,7 @@
 /* Whole-file reads with openat + pread. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void tierd_buf_free(struct tierd_buf *b)
 	b->len = b->cap = 0;
 }
 
-int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
+static int read_whole(int dirfd, const char *name, struct tierd_buf *b, bool one_record)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -45,7 +46,9 @@ int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
 			b->data = data;
 			b->cap = cap;
 		}
-		n = pread(fd, b->data + b->len, b->cap - b->len - 1, (off_t)b->len);
+		size_t want = b->cap - b->len - 1;
+
+		n = pread(fd, b->data + b->len, want, (off_t)b->len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -54,9 +57,21 @@ int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
 		if (n == 0)
 			break;
 		b->len += (size_t)n;
+		if (one_record && (size_t)n < want)
+			break;
 	}
 	b->data[b->len] = '\0';
 	return 0;
+}
+
+int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
+{
+	return read_whole(dirfd, name, b, false);
+}
+
+int tierd_read_cgroup_file(int dirfd, const char *name, struct tierd_buf *b)
+{
+	return read_whole(dirfd, name, b, true);
 }
 
 int tierd_root_path(const char *root, const char *path, char *buf, size_t size)

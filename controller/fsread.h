@@ -20,6 +20,13 @@ void tierd_buf_free(struct tierd_buf *b);
  * away, -EFBIG past the size cap, -ENOMEM). */
 int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b);
 
+/* The same for a cgroup interface file (memory.stat, memory.current, ...).
+ * The kernel prints one whole in a single record (cgroup_seqfile_show() in
+ * kernel/cgroup/cgroup.c; docs/design.md), so a read that does not fill the
+ * buffer has reached the end: one pread(2) per file instead of two. Not for
+ * files of many records (mountinfo), where a short read is not the end. */
+int tierd_read_cgroup_file(int dirfd, const char *name, struct tierd_buf *b);
+
 /* Joins root and an absolute path ("/sys/...") into buf; root "/" or ""
  * gives the path itself. Returns 0 or -ENAMETOOLONG. */
 int tierd_root_path(const char *root, const char *path, char *buf, size_t size);

@@ -21,19 +21,16 @@ static int add_conflict(struct tierd_observation *o, const char *path,
 	return 0;
 }
 
-int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *topo,
-		  const struct tierd_policy_set *set, const struct tierd_logger *log,
-		  struct tierd_observation *out)
+int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_list *cgroups,
+		  const struct tierd_topology *topo, const struct tierd_policy_set *set,
+		  const struct tierd_logger *log, struct tierd_observation *out)
 {
+	const struct tierd_cgroup_list list = *cgroups;
 	struct tierd_observation o = { 0 };
-	struct tierd_cgroup_list list;
 	struct tierd_buf buf = { 0 };
-	int r;
+	int r = 0;
 
 	memset(out, 0, sizeof(*out));
-	r = tierd_cgroupfs_list(fs, &list);
-	if (r < 0)
-		return r;
 	if (list.nr) {
 		o.obs = calloc(list.nr, sizeof(*o.obs));
 		o.cgroups = calloc(list.nr, sizeof(*o.cgroups));
@@ -76,14 +73,12 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *
 			o.errors = u;
 			u = &o.errors[o.nr_errors];
 			u->why = strdup(err);
-			if (!u->why) {
+			u->path = strdup(list.paths[i]);
+			o.nr_errors++;
+			if (!u->why || !u->path) {
 				r = -ENOMEM;
 				goto fail;
 			}
-			/* The list gives up its copy of the path. */
-			u->path = list.paths[i];
-			list.paths[i] = NULL;
-			o.nr_errors++;
 			continue;
 		}
 		o.cgroups[o.nr].policy = p;
@@ -91,12 +86,10 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *
 	}
 	for (size_t i = 0; i < o.nr; i++)
 		o.cgroups[i].obs = &o.obs[i];
-	tierd_cgroup_list_free(&list);
 	tierd_buf_free(&buf);
 	*out = o;
 	return 0;
 fail:
-	tierd_cgroup_list_free(&list);
 	tierd_buf_free(&buf);
 	tierd_observation_free(&o);
 	return r;

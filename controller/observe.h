@@ -34,13 +34,13 @@ struct tierd_observation {
 	struct tierd_unreadable *errors;       /* nr_errors: kept, not dropped */
 };
 
-/* Lists the cgroups, picks each one's policy and reads those that have one.
+/* Picks the policy of each listed cgroup and reads those that have one.
  * Vanished cgroups are logged at debug and skipped; unreadable ones are
- * skipped and listed in errors, for the caller to log when that changes. Returns 0, -ENOMEM, or -errno when the hierarchy itself
- * cannot be listed. */
-int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_topology *topo,
-		  const struct tierd_policy_set *set, const struct tierd_logger *log,
-		  struct tierd_observation *out);
+ * skipped and listed in errors, for the caller to log when that changes.
+ * Returns 0 or -ENOMEM. */
+int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_list *cgroups,
+		  const struct tierd_topology *topo, const struct tierd_policy_set *set,
+		  const struct tierd_logger *log, struct tierd_observation *out);
 void tierd_observation_free(struct tierd_observation *o);
 
 #endif

@@ -8,9 +8,11 @@
  * exchange of hot slow regions with the coldest fast ones. A clock switch
  * turns tracking off while rounds migrate little.
  *
- * O(regions) per tick: a hash table keyed by region start, rebuilt each
- * window from the regions reported (which also forgets regions gone), and a
- * counting sort. Pure: no I/O, no clock, no globals. */
+ * O(regions) per tick when the regions come in address order, as DAMON
+ * reports them: the window's entries are an array sorted by region start,
+ * built each window by one merge with the last window's (which also forgets
+ * regions gone), and a counting sort. Regions out of order are sorted first
+ * (O(n log n)). Pure: no I/O, no clock, no globals. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -45,16 +47,9 @@
 /* The quiet counter's upper limit, 3 (HMM-V §3.2). */
 #define DEFAULT_QUIET_LIMIT 3u
 
-/* The region table stays at most half full, so probes stay short. */
-#define TABLE_MIN_BITS 4u
-#define TABLE_LOAD_FACTOR 2u
-#define ENTRY_EMPTY UINT64_MAX          /* no region starts at all ones */
-#define HASH_MULT 0x9e3779b97f4a7c15ull /* 2^64 / golden ratio: Fibonacci hashing */
-#define HASH_BITS 64u
-
 /* What the multi-level queue and the round remember of one region. */
 struct entry {
-	uint64_t start;         /* ENTRY_EMPTY: free slot */
+	uint64_t start;         /* the region's, the table's sort key */
 	uint64_t next_window;   /* first window it is sampled in again */
 	uint64_t last_degree;   /* page-degree of its last sampled window */
 	uint64_t acc;           /* degrees summed over round acc_round */
@@ -63,18 +58,20 @@ struct entry {
 	uint32_t level;
 };
 
+/* One window's entries, one per distinct region start, sorted by start. */
 struct table {
-	unsigned bits;          /* 0: not allocated */
-	struct entry *slots;
+	size_t nr, cap;
+	struct entry *entries;
 };
 
 struct hmmv {
 	struct tierd_hmmv_params p;
 	struct table cur, prev; /* this window's regions, the last window's */
 	size_t nr;              /* regions of this window */
-	size_t cap_degree, cap_order;
+	size_t cap_degree, cap_order, cap_by_start;
 	uint64_t *degree;       /* per region: page-degree of the last complete round */
 	size_t *order;          /* region indexes, hottest first */
+	size_t *by_start;       /* region indexes by start, when they come out of order */
 	bool oom;               /* observe() could not allocate: plan() says so */
 	uint64_t window;        /* the window the next observe() stands for */
 	uint32_t round_id;      /* the round being summed, from 1 */
@@ -106,64 +103,51 @@ void tierd_hmmv_params_default(struct tierd_hmmv_params *p)
 
 /* ---- region table ---------------------------------------------------- */
 
-static size_t table_slots(const struct table *t)
-{
-	return t->bits ? (size_t)1 << t->bits : 0;
-}
-
-static size_t table_home(const struct table *t, uint64_t start)
-{
-	return (size_t)((start / TIERD_PAGE_BYTES * HASH_MULT) >> (HASH_BITS - t->bits));
-}
-
+/* The entry of start, NULL when the window had no such region. */
 static struct entry *table_find(const struct table *t, uint64_t start)
 {
-	size_t mask = table_slots(t) - 1;
+	size_t lo = 0, hi = t->nr;
 
-	if (!t->bits)
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->entries[mid].start == start)
+			return &t->entries[mid];
+		if (t->entries[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cmp_by_start(const void *a, const void *b, void *regions)
+{
+	const struct tierd_region *r = regions;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (r[i].start != r[j].start)
+		return r[i].start < r[j].start ? -1 : 1;
+	/* Equal starts keep their order: the first claims the entry. */
+	return i < j ? -1 : i > j;
+}
+
+/* The regions' indexes by start, equal starts in their order; NULL when
+ * they already come in that order (the identity). */
+static const size_t *order_by_start(struct hmmv *s, const struct tierd_hotness *hot)
+{
+	size_t i;
+
+	for (i = 1; i < hot->nr_regions; i++)
+		if (hot->regions[i].start < hot->regions[i - 1].start)
+			break;
+	if (i >= hot->nr_regions)
 		return NULL;
-	for (size_t i = table_home(t, start);; i = (i + 1) & mask) {
-		if (t->slots[i].start == start)
-			return &t->slots[i];
-		if (t->slots[i].start == ENTRY_EMPTY)
-			return NULL;
-	}
-}
-
-/* The entry of start, claimed when absent (*ret_fresh then true). The table
- * has room: table_reset() sized it for every region of the window. */
-static struct entry *table_claim(struct table *t, uint64_t start, bool *ret_fresh)
-{
-	size_t mask = table_slots(t) - 1;
-	size_t i = table_home(t, start);
-
-	while (t->slots[i].start != ENTRY_EMPTY && t->slots[i].start != start)
-		i = (i + 1) & mask;
-	*ret_fresh = t->slots[i].start == ENTRY_EMPTY;
-	t->slots[i].start = start;
-	return &t->slots[i];
-}
-
-/* Empties the table, sized for n regions. Returns 0 or -ENOMEM (the table
- * is then left as it was). */
-static int table_reset(struct table *t, size_t n)
-{
-	unsigned bits = TABLE_MIN_BITS;
-
-	while (((size_t)1 << bits) < n * TABLE_LOAD_FACTOR)
-		bits++;
-	if (bits != t->bits) {
-		struct entry *slots = malloc(((size_t)1 << bits) * sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		free(t->slots);
-		t->slots = slots;
-		t->bits = bits;
-	}
-	for (size_t i = 0; i < table_slots(t); i++)
-		t->slots[i].start = ENTRY_EMPTY;
-	return 0;
+	for (i = 0; i < hot->nr_regions; i++)
+		s->by_start[i] = i;
+	qsort_r(s->by_start, hot->nr_regions, sizeof(*s->by_start), cmp_by_start,
+		(void *)hot->regions);
+	return s->by_start;
 }
 
 /* ---- observe: multi-level queue, degrees, clock switch --------------- */
@@ -266,42 +250,53 @@ static int ensure_arrays(struct hmmv *s, size_t n)
 	const struct tierd_reserve_req reqs[] = {
 		{ (void **)&s->degree, &s->cap_degree, n, sizeof(*s->degree) },
 		{ (void **)&s->order, &s->cap_order, n, sizeof(*s->order) },
+		{ (void **)&s->by_start, &s->cap_by_start, n, sizeof(*s->by_start) },
+		{ (void **)&s->cur.entries, &s->cur.cap, n, sizeof(*s->cur.entries) },
+		{ (void **)&s->prev.entries, &s->prev.cap, n, sizeof(*s->prev.entries) },
 	};
 
 	return tierd_reserve_all(reqs, TIERD_ARRAY_SIZE(reqs));
 }
 
 /* Runs the queue over this window's regions and adds their degrees to the
- * round; fills s->degree with the last complete round's. */
+ * round; fills s->degree with the last complete round's. The regions are
+ * visited by start, merged with the last window's entries: a region keeps
+ * its entry when its start was there. */
 static int track_window(struct hmmv *s, const struct tierd_hotness *hot)
 {
-	struct table old = s->prev;
 	bool completing = s->round_done + 1 >= s->p.round_windows;
+	struct table last;
+	const size_t *by_start;
 	uint32_t valid_round;
+	size_t p = 0;
 	int r;
 
 	r = ensure_arrays(s, hot->nr_regions);
 	if (r < 0)
 		return r;
-	s->prev = s->cur;
-	s->cur = old;
-	r = table_reset(&s->cur, hot->nr_regions);
-	if (r < 0) {
-		s->cur = s->prev;
-		s->prev = old;
-		return r;
-	}
+	last = s->cur;
+	s->cur = s->prev;
+	s->prev = last;
+	s->cur.nr = 0;
+	by_start = order_by_start(s, hot);
 	valid_round = completing ? s->round_id : s->completed_round;
-	for (size_t i = 0; i < hot->nr_regions; i++) {
+	for (size_t k = 0; k < hot->nr_regions; k++) {
+		size_t i = by_start ? by_start[k] : k;
 		const struct tierd_region *reg = &hot->regions[i];
-		const struct entry *last = table_find(&s->prev, reg->start);
-		bool fresh;
-		struct entry *e = table_claim(&s->cur, reg->start, &fresh);
+		struct entry *e;
 		uint64_t degree;
 
-		if (fresh)
-			*e = last ? *last : (struct entry){ .start = reg->start,
-							    .acc_round = s->round_id };
+		if (s->cur.nr && s->cur.entries[s->cur.nr - 1].start == reg->start) {
+			e = &s->cur.entries[s->cur.nr - 1];
+		} else {
+			while (p < s->prev.nr && s->prev.entries[p].start < reg->start)
+				p++;
+			e = &s->cur.entries[s->cur.nr++];
+			if (p < s->prev.nr && s->prev.entries[p].start == reg->start)
+				*e = s->prev.entries[p];
+			else
+				*e = (struct entry){ .start = reg->start, .acc_round = s->round_id };
+		}
 		degree = queue_step(s, e, reg);
 		if (e->acc_round != s->round_id) {
 			e->acc = 0;
@@ -525,10 +520,11 @@ static void hmmv_free(void *state)
 
 	if (!s)
 		return;
-	free(s->cur.slots);
-	free(s->prev.slots);
+	free(s->cur.entries);
+	free(s->prev.entries);
 	free(s->degree);
 	free(s->order);
+	free(s->by_start);
 	free(s);
 }
 

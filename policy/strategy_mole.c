@@ -95,8 +95,10 @@ struct mole {
 	int threshold[TIERD_MAX_TIERS];
 	struct tierd_mole_stats stats;
 
-	size_t nr_deferred, defer_cursor;
-	struct mole_deferred deferred[TIERD_MOLE_DEFER_MAX];
+	/* Grown as entries come, up to TIERD_MOLE_DEFER_MAX: most cgroups
+	 * defer little, and a thousand full queues would be 40 MiB. */
+	size_t nr_deferred, defer_cursor, cap_deferred;
+	struct mole_deferred *deferred;
 
 	/* scratch kept between ticks: a tick allocates only while it grows */
 	size_t cap_regions, cap_pages, cap_cands, cap_sorted;
@@ -332,7 +334,9 @@ static void compact_deferred(struct mole *m, uint64_t now)
 		m->deferred[kept++] = *d;
 	}
 	m->nr_deferred = kept;
-	qsort(m->deferred, m->nr_deferred, sizeof(*m->deferred), cmp_deferred);
+	/* Not allocated before the first deferral. */
+	if (m->nr_deferred)
+		qsort(m->deferred, m->nr_deferred, sizeof(*m->deferred), cmp_deferred);
 }
 
 /* This tick's regions speak for the entries that start inside them: a
@@ -393,17 +397,20 @@ static void refresh_from_pages(struct mole *m, uint64_t now)
 	}
 }
 
-/* A slot for a new entry: a dead one, else a fresh one; SIZE_MAX if full.
- * A dead entry is never a pending candidate, so reusing it is safe. */
+/* A slot for a new entry: a dead one, else a fresh one; SIZE_MAX if full
+ * (or out of memory to grow the queue). A dead entry is never a pending
+ * candidate, so reusing it is safe. */
 static size_t defer_slot(struct mole *m)
 {
 	while (m->defer_cursor < m->nr_deferred && m->deferred[m->defer_cursor].live)
 		m->defer_cursor++;
 	if (m->defer_cursor < m->nr_deferred)
 		return m->defer_cursor;
-	if (m->nr_deferred < TIERD_MOLE_DEFER_MAX)
-		return m->nr_deferred++;
-	return SIZE_MAX;
+	if (m->nr_deferred >= TIERD_MOLE_DEFER_MAX ||
+	    tierd_reserve((void **)&m->deferred, &m->cap_deferred, m->nr_deferred + 1,
+			  sizeof(*m->deferred)) < 0)
+		return SIZE_MAX;
+	return m->nr_deferred++;
 }
 
 static void defer(struct mole *m, const struct mole_cand *c, uint64_t start, uint64_t end,
@@ -646,6 +653,7 @@ static void mole_free(void *state)
 	free(m->pages);
 	free(m->cands);
 	free(m->sorted);
+	free(m->deferred);
 	free(m);
 }
 

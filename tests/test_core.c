@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../controller/cgroup_watch.h"
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
 #include "../policy/engine.h"
@@ -591,6 +592,74 @@ static void test_cgroup_vanishes(void)
 	rmdir(root);
 }
 
+/* The kept cgroup list is walked again only when a cgroup directory comes
+ * or goes: not for a file written, and not for a tick with no change. */
+static void test_cgroup_watch(void)
+{
+	char root[] = "/tmp/tierd-cgw-XXXXXX", dir[64], sub[128], leaf[192];
+	const struct tierd_cgroup_list *list;
+	struct tierd_cgroup_watch w;
+	struct tierd_cgroupfs fs;
+	struct tierd_buf buf = { 0 };
+
+	if (!mkdtemp(root))
+		abort();
+	snprintf(dir, sizeof(dir), "%s/a.slice", root);
+	mkdir(dir, 0755);
+	snprintf(sub, sizeof(sub), "%s/b.service", dir);
+	mkdir(sub, 0755);
+	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
+	tierd_cgroup_watch_init(&w);
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK(w.watching);
+	CHECK_EQ_U64(w.walks, 1);
+	CHECK_EQ_INT(list->nr, 2);
+	CHECK_EQ_STR(list->paths[0], "/a.slice");
+	CHECK_EQ_STR(list->paths[1], "/a.slice/b.service");
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK_EQ_U64(w.walks, 1);
+	/* A file written or created is no new cgroup. */
+	write_file(sub, "memory.current", "4096\n");
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK_EQ_U64(w.walks, 1);
+	/* A cgroup made two levels down is seen at the next call. */
+	snprintf(leaf, sizeof(leaf), "%s/c.scope", sub);
+	mkdir(leaf, 0755);
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK_EQ_U64(w.walks, 2);
+	CHECK_EQ_INT(list->nr, 3);
+	CHECK_EQ_STR(list->paths[2], "/a.slice/b.service/c.scope");
+	/* ...and one removed, in a directory watched since the second walk. */
+	rmdir(leaf);
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK_EQ_U64(w.walks, 3);
+	CHECK_EQ_INT(list->nr, 2);
+	CHECK_EQ_INT(tierd_cgroup_watch_list(&w, &fs, &list), 0);
+	CHECK_EQ_U64(w.walks, 3);
+
+	/* A cgroup file whole in one read, and one bigger than the first buffer. */
+	CHECK_EQ_INT(tierd_read_cgroup_file(fs.root_fd, "a.slice/b.service/memory.current", &buf), 0);
+	CHECK_EQ_STR(buf.data, "4096\n");
+	{
+		char big[10000];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		write_file(sub, "memory.stat", big);
+		CHECK_EQ_INT(tierd_read_cgroup_file(fs.root_fd, "a.slice/b.service/memory.stat", &buf),
+			     0);
+		CHECK_EQ_INT(buf.len, sizeof(big) - 1);
+	}
+	tierd_buf_free(&buf);
+	tierd_cgroup_watch_free(&w);
+	unlink_in(sub, "memory.current");
+	unlink_in(sub, "memory.stat");
+	rmdir(sub);
+	rmdir(dir);
+	tierd_cgroupfs_close(&fs);
+	rmdir(root);
+}
+
 int main(void)
 {
 	test_nodeset();
@@ -603,5 +672,6 @@ int main(void)
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();
+	test_cgroup_watch();
 	return tierd_test_finish();
 }

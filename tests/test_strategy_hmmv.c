@@ -538,6 +538,53 @@ static void test_params(void)
 	check_param_error(ops, "[1]", "expected a JSON object of params, got [1]");
 }
 
+/* The queue's memory follows region starts whatever order the regions come
+ * in: out of address order they are matched as in order, a region that was
+ * not reported is forgotten, and a start reported twice in one window is one
+ * entry stepped twice (the second time in its do-not-disturb rest). */
+static void test_region_order(void)
+{
+	struct tierd_region w0[3] = { region(2, 1, 1, 5), region(0, 1, 1, 0), region(1, 1, 1, 3) };
+	struct tierd_region w1[3] = { w0[2], w0[0], w0[1] };
+	struct tierd_region w3[2] = { w0[0], w0[1] };
+	struct tierd_region w4[2] = { region(0, 1, 1, 5), region(0, 1, 1, 5) };
+	struct tierd_hmmv_stats st;
+	struct fixture f;
+
+	setup(&f, "{\"round_windows\": 1}", big_total, big_free, nothing_held);
+	input(&f, w0, 3, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[0].start, 1));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 2));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[1].start, 1));
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[2].start, 1));
+	/* Window 1, another order: regions 2 and 1 rest, region 0 is sampled. */
+	input(&f, w1, 3, WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 2);
+	/* Window 2 without region 2: forgotten, it starts afresh in window 3
+	 * (level 1, resting window 4) instead of resuming (level 2). */
+	input(&f, &w0[1], 1, 2 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 3));
+	input(&f, w3, 2, 3 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK(!tierd_hmmv_should_sample(f.state, w0[0].start, 4));
+	CHECK(tierd_hmmv_should_sample(f.state, w0[0].start, 5));
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 2);
+	/* Window 4: region 0 twice: sampled once (level 1, rests window 5), then
+	 * resting. */
+	input(&f, w4, 2, 4 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	tierd_hmmv_stats(f.state, &st);
+	CHECK_EQ_U64(st.skipped_dnd, 3);
+	CHECK(!tierd_hmmv_should_sample(f.state, w4[0].start, 5));
+	CHECK(tierd_hmmv_should_sample(f.state, w4[0].start, 6));
+	fixture_done(&f);
+}
+
 int main(void)
 {
 	test_bucket_sort();
@@ -548,6 +595,7 @@ int main(void)
 	test_exchange_room();
 	test_exchange_limits();
 	test_dnd();
+	test_region_order();
 	test_tracking();
 	test_quiet_relative();
 	test_params();
