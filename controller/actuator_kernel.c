@@ -135,7 +135,7 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	} else {
 		r = tierd_memory_reclaim(fd, obs->path, bytes, err, sizeof(err));
 	}
-	if (fd >= 0 && tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, rerr,
+	if (fd >= 0 && tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, rerr,
 					   sizeof(rerr)) == 0) {
 		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
 		moved = before_top > after_top ? before_top - after_top : 0;

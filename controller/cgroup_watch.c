@@ -1,5 +1,6 @@
 /* The cgroup list, walked again on inotify's word; see cgroup_watch.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -53,9 +54,18 @@ static bool drain(struct tierd_cgroup_watch *w)
 	}
 }
 
+static void close_files(struct tierd_cgroup_watch *w)
+{
+	for (size_t i = 0; w->files && i < w->list.nr; i++)
+		tierd_cgroup_files_close(&w->files[i]);
+	free(w->files);
+	w->files = NULL;
+}
+
 int tierd_cgroup_watch_list(struct tierd_cgroup_watch *w, const struct tierd_cgroupfs *fs,
 			    const struct tierd_cgroup_list **ret)
 {
+	struct tierd_cgroup_files *files;
 	struct tierd_cgroup_list list;
 	int r;
 
@@ -74,8 +84,17 @@ int tierd_cgroup_watch_list(struct tierd_cgroup_watch *w, const struct tierd_cgr
 	w->walks++;
 	if (r < 0)
 		return r;
+	files = calloc(list.nr + 1, sizeof(*files));
+	if (!files) {
+		tierd_cgroup_list_free(&list);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < list.nr; i++)
+		tierd_cgroup_files_init(&files[i], &w->pool);
+	close_files(w);
 	tierd_cgroup_list_free(&w->list);
 	w->list = list;
+	w->files = files;
 	w->current = w->fd >= 0 && w->watching;
 	*ret = &w->list;
 	return 0;
@@ -85,6 +104,7 @@ void tierd_cgroup_watch_free(struct tierd_cgroup_watch *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
+	close_files(w);
 	tierd_cgroup_list_free(&w->list);
 	tierd_cgroup_watch_init(w);
 }

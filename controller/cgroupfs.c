@@ -282,51 +282,140 @@ static int read_failed(const struct tierd_cgroupfs *fs, const char *path, uint64
 	return -ENOMEDIUM;
 }
 
-static int read_limit(const struct tierd_cgroupfs *fs, int fd, const char *name,
-		      struct tierd_buf *b, uint64_t *ret, char *err, size_t err_size,
-		      const char *path, uint64_t id)
+enum cgroup_file {
+	FILE_NUMA_STAT, FILE_CURRENT, FILE_MIN, FILE_LOW, FILE_HIGH, FILE_MAX, FILE_STAT,
+	FILE_PRESSURE,
+};
+
+static const char *const file_names[TIERD_CGROUP_NR_FILES] = {
+	[FILE_NUMA_STAT] = "memory.numa_stat", [FILE_CURRENT] = "memory.current",
+	[FILE_MIN] = "memory.min", [FILE_LOW] = "memory.low", [FILE_HIGH] = "memory.high",
+	[FILE_MAX] = "memory.max", [FILE_STAT] = "memory.stat", [FILE_PRESSURE] = "memory.pressure",
+};
+
+void tierd_cgroup_files_init(struct tierd_cgroup_files *f, struct tierd_fd_pool *pool)
 {
-	int r = tierd_read_cgroup_file(fd, name, b);
+	f->dir_fd = -1;
+	f->id = 0;
+	for (size_t k = 0; k < TIERD_CGROUP_NR_FILES; k++)
+		f->fd[k] = -1;
+	f->pool = pool;
+}
+
+static void release(struct tierd_cgroup_files *f, int *fd)
+{
+	if (*fd < 0)
+		return;
+	close(*fd);
+	*fd = -1;
+	f->pool->held--;
+}
+
+void tierd_cgroup_files_close(struct tierd_cgroup_files *f)
+{
+	release(f, &f->dir_fd);
+	for (size_t k = 0; k < TIERD_CGROUP_NR_FILES; k++)
+		release(f, &f->fd[k]);
+}
+
+static bool pool_has_room(const struct tierd_cgroup_files *f)
+{
+	return f && f->pool->held < f->pool->max;
+}
+
+/* File k of the cgroup open as dir_fd into b, through files when given. */
+static int read_file(int dir_fd, struct tierd_cgroup_files *files, enum cgroup_file k,
+		     struct tierd_buf *b)
+{
+	int fd;
+
+	if (files && files->fd[k] >= 0)
+		return tierd_pread_cgroup_file(files->fd[k], b);
+	if (!pool_has_room(files))
+		return tierd_read_cgroup_file(dir_fd, file_names[k], b);
+	fd = openat(dir_fd, file_names[k], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	files->fd[k] = fd;
+	files->pool->held++;
+	return tierd_pread_cgroup_file(fd, b);
+}
+
+static int read_limit(const struct tierd_cgroupfs *fs, int fd, struct tierd_cgroup_files *files,
+		      enum cgroup_file k, struct tierd_buf *b, uint64_t *ret, char *err,
+		      size_t err_size, const char *path, uint64_t id)
+{
+	int r = read_file(fd, files, k, b);
 
 	if (r < 0)
-		return read_failed(fs, path, id, name, r, err, err_size);
+		return read_failed(fs, path, id, file_names[k], r, err, err_size);
 	r = tierd_kparse_limit(b->data, b->len, ret);
 	if (r < 0)
-		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path, name);
+		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path,
+			 file_names[k]);
 	return r;
 }
 
-int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
-			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-			struct tierd_buf *buf, char *err, size_t err_size)
+/* The cgroup's directory: held in files, or opened into *own. */
+static int open_dir(const struct tierd_cgroupfs *fs, const char *path,
+		    struct tierd_cgroup_files *files, int *own, uint64_t *id)
+{
+	struct stat st;
+	int fd;
+
+	if (files && files->dir_fd >= 0) {
+		*id = files->id;
+		return files->dir_fd;
+	}
+	fd = openat(fs->root_fd, path[0] == '/' ? path + 1 : path,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*id = (uint64_t)st.st_ino;
+	if (pool_has_room(files)) {
+		files->dir_fd = fd;
+		files->id = *id;
+		files->pool->held++;
+	} else {
+		*own = fd;
+	}
+	return fd;
+}
+
+static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
+		       const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+		       struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
+		       size_t err_size)
 {
 	static const struct {
-		const char *name;
+		enum cgroup_file file;
 		size_t offset;
 	} limits[] = {
-		{ "memory.current", offsetof(struct tierd_cgroup_obs, current_bytes) },
-		{ "memory.min", offsetof(struct tierd_cgroup_obs, min_bytes) },
-		{ "memory.low", offsetof(struct tierd_cgroup_obs, low_bytes) },
-		{ "memory.high", offsetof(struct tierd_cgroup_obs, high_bytes) },
-		{ "memory.max", offsetof(struct tierd_cgroup_obs, max_bytes) },
+		{ FILE_CURRENT, offsetof(struct tierd_cgroup_obs, current_bytes) },
+		{ FILE_MIN, offsetof(struct tierd_cgroup_obs, min_bytes) },
+		{ FILE_LOW, offsetof(struct tierd_cgroup_obs, low_bytes) },
+		{ FILE_HIGH, offsetof(struct tierd_cgroup_obs, high_bytes) },
+		{ FILE_MAX, offsetof(struct tierd_cgroup_obs, max_bytes) },
 	};
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	int line = 0, r;
+	_cleanup_close_ int own = -1;
+	int fd, line = 0, r;
 
 	memset(obs, 0, sizeof(*obs));
 	if (snprintf(obs->path, sizeof(obs->path), "%s", path) >= (int)sizeof(obs->path))
 		return -ENAMETOOLONG;
-	fd = openat(fs->root_fd, path[0] == '/' ? path + 1 : path,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return gone(r);
+	fd = open_dir(fs, path, files, &own, &obs->id);
+	if (fd < 0) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-fd));
+		return gone(fd);
 	}
-	obs->id = (uint64_t)st.st_ino;
 
-	r = tierd_read_cgroup_file(fd, "memory.numa_stat", buf);
+	r = read_file(fd, files, FILE_NUMA_STAT, buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.numa_stat", r, err, err_size);
 	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
@@ -336,13 +425,13 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r == -ENODATA ? -EINVAL : r;
 	}
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		r = read_limit(fs, fd, limits[i].name, buf,
+		r = read_limit(fs, fd, files, limits[i].file, buf,
 			       (uint64_t *)((char *)obs + limits[i].offset), err, err_size, path,
 			       obs->id);
 		if (r < 0)
 			return r;
 	}
-	r = tierd_read_cgroup_file(fd, "memory.stat", buf);
+	r = read_file(fd, files, FILE_STAT, buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.stat", r, err, err_size);
 	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
@@ -351,7 +440,7 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return r;
 	}
 	/* PSI may be compiled out or disabled (psi=0): optional. */
-	r = tierd_read_cgroup_file(fd, "memory.pressure", buf);
+	r = read_file(fd, files, FILE_PRESSURE, buf);
 	if (r == 0) {
 		r = tierd_kparse_psi(buf->data, buf->len, &obs->pressure, &line);
 		if (r < 0 && r != -ENODATA) {
@@ -365,4 +454,21 @@ int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
+			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
+			struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
+			size_t err_size)
+{
+	bool held = files && files->dir_fd >= 0;
+	int r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+
+	/* Files held from an earlier tick may be a removed cgroup's (ENODEV):
+	 * read once more with the path's files of now. */
+	if (r < 0 && held) {
+		tierd_cgroup_files_close(files);
+		r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+	}
+	return r;
 }

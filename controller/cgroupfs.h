@@ -40,12 +40,37 @@ void tierd_cgroup_list_free(struct tierd_cgroup_list *list);
 /* cgroup v2 nests at most this deep in practice (systemd: slice/slice/unit). */
 #define TIERD_CGROUP_MAX_DEPTH 32
 
+/* What tierd reads of a cgroup, kept open between ticks by the daemon:
+ * each tick reads every file again from offset 0 (the kernel prints a
+ * cgroup file afresh for a read from its start), one pread(2) a file
+ * instead of openat, pread and close. fds are held while the pool has room
+ * (the daemon sizes it under RLIMIT_NOFILE); past it, files are opened and
+ * closed as before. */
+#define TIERD_CGROUP_NR_FILES 8
+
+struct tierd_fd_pool {
+	size_t held, max;
+};
+
+struct tierd_cgroup_files {
+	int dir_fd;                      /* -1: not open */
+	uint64_t id;                     /* the directory's inode */
+	int fd[TIERD_CGROUP_NR_FILES];   /* -1: not open */
+	struct tierd_fd_pool *pool;
+};
+
+void tierd_cgroup_files_init(struct tierd_cgroup_files *f, struct tierd_fd_pool *pool);
+void tierd_cgroup_files_close(struct tierd_cgroup_files *f);
+
 /* Reads memory.numa_stat, .current, .min/.low/.high/.max, .stat and
- * .pressure of cgroup path into obs. Returns 0; -ENOENT when the cgroup
+ * .pressure of cgroup path into obs, through files when not NULL (opening
+ * what is not open yet; a failed read closes them all and reads once more
+ * afresh, so a cgroup removed and made again is read anew). Returns 0; -ENOENT when the cgroup
  * went away meanwhile (skip it); -EINVAL with err "file:line: ..." on a
  * malformed file; -ENOMEM; other -errno with err set. */
 int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-			struct tierd_buf *buf, char *err, size_t err_size);
+			struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
+			size_t err_size);
 
 #endif

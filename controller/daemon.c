@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,6 +245,31 @@ static void start_kernel_side(struct tierd_daemon *d)
 	d->actuator_data = &d->kernel;
 }
 
+/* Descriptors kept for everything but held cgroup files: sd-event, the
+ * BPF sampler's maps and ring buffer, DAMON's sysfs files, kpagecgroup,
+ * exports. */
+#define FDS_RESERVED 512
+
+/* How many cgroup files tierd may hold open: the soft RLIMIT_NOFILE raised
+ * to the hard one (systemd gives services 524288; tierd uses epoll, not
+ * select(), so descriptors past 1024 are fine) less the reserve. */
+static size_t files_to_hold(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
+		struct rlimit want = { .rlim_cur = rl.rlim_max, .rlim_max = rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl = want;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	return rl.rlim_cur > FDS_RESERVED ? (size_t)(rl.rlim_cur - FDS_RESERVED) : 0;
+}
+
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
 	char err[TIERD_ERR_MAX] = "";
@@ -253,6 +279,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	d->opts = *opts;
 	d->fs.root_fd = -1;
 	tierd_cgroup_watch_init(&d->cgroups);
+	d->cgroups.pool.max = files_to_hold();
 	d->kpagecgroup.fd = -1;
 	d->actuator = &tierd_dry_run_ops;
 	d->actuator_data = &d->dry_run;
@@ -477,7 +504,7 @@ static int tick(struct tierd_daemon *d, const char **ret_step)
 	if (r < 0)
 		return r;
 	*ret_step = "reading the cgroups";
-	r = tierd_observe(&d->fs, listed, &d->topo, &d->policies, &d->log, &obs);
+	r = tierd_observe(&d->fs, listed, d->cgroups.files, &d->topo, &d->policies, &d->log, &obs);
 	if (r < 0)
 		return r;
 	*ret_step = "allocating the tick's buffers";

@@ -23,13 +23,8 @@ void tierd_buf_free(struct tierd_buf *b)
 	b->len = b->cap = 0;
 }
 
-static int read_whole(int dirfd, const char *name, struct tierd_buf *b, bool one_record)
+static int read_fd(int fd, struct tierd_buf *b, bool one_record)
 {
-	_cleanup_close_ int fd = -1;
-
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
 	b->len = 0;
 	for (;;) {
 		ssize_t n;
@@ -64,6 +59,16 @@ static int read_whole(int dirfd, const char *name, struct tierd_buf *b, bool one
 	return 0;
 }
 
+static int read_whole(int dirfd, const char *name, struct tierd_buf *b, bool one_record)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	return read_fd(fd, b, one_record);
+}
+
 int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
 {
 	return read_whole(dirfd, name, b, false);
@@ -72,6 +77,11 @@ int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
 int tierd_read_cgroup_file(int dirfd, const char *name, struct tierd_buf *b)
 {
 	return read_whole(dirfd, name, b, true);
+}
+
+int tierd_pread_cgroup_file(int fd, struct tierd_buf *b)
+{
+	return read_fd(fd, b, true);
 }
 
 int tierd_root_path(const char *root, const char *path, char *buf, size_t size)

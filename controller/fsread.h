@@ -26,6 +26,8 @@ int tierd_read_at(int dirfd, const char *name, struct tierd_buf *b);
  * buffer has reached the end: one pread(2) per file instead of two. Not for
  * files of many records (mountinfo), where a short read is not the end. */
 int tierd_read_cgroup_file(int dirfd, const char *name, struct tierd_buf *b);
+/* The same from a cgroup file held open, from offset 0. */
+int tierd_pread_cgroup_file(int fd, struct tierd_buf *b);
 
 /* Joins root and an absolute path ("/sys/...") into buf; root "/" or ""
  * gives the path itself. Returns 0 or -ENAMETOOLONG. */

@@ -22,7 +22,7 @@ static int add_conflict(struct tierd_observation *o, const char *path,
 }
 
 int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_list *cgroups,
-		  const struct tierd_topology *topo, const struct tierd_policy_set *set,
+		  struct tierd_cgroup_files *files, const struct tierd_topology *topo, const struct tierd_policy_set *set,
 		  const struct tierd_logger *log, struct tierd_observation *out)
 {
 	const struct tierd_cgroup_list list = *cgroups;
@@ -45,6 +45,8 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_lis
 
 		switch (tierd_policy_pick(set, list.paths[i], &p, &other)) {
 		case TIERD_PICK_NONE:
+			if (files)
+				tierd_cgroup_files_close(&files[i]);
 			continue;
 		case TIERD_PICK_CONFLICT:
 			r = add_conflict(&o, list.paths[i], p, other);
@@ -54,7 +56,8 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_lis
 		case TIERD_PICK_ONE:
 			break;
 		}
-		r = tierd_cgroupfs_read(fs, list.paths[i], topo, &o.obs[o.nr], &buf, err, sizeof(err));
+		r = tierd_cgroupfs_read(fs, list.paths[i], topo, &o.obs[o.nr], &buf,
+					files ? &files[i] : NULL, err, sizeof(err));
 		if (r == -ENOMEM)
 			goto fail;
 		if (r == -ENOENT) {

@@ -34,12 +34,14 @@ struct tierd_observation {
 	struct tierd_unreadable *errors;       /* nr_errors: kept, not dropped */
 };
 
-/* Picks the policy of each listed cgroup and reads those that have one.
+/* Picks the policy of each listed cgroup and reads those that have one,
+ * through files[i] for cgroup i when files is not NULL (an unmanaged one's
+ * are closed).
  * Vanished cgroups are logged at debug and skipped; unreadable ones are
  * skipped and listed in errors, for the caller to log when that changes.
  * Returns 0 or -ENOMEM. */
 int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_list *cgroups,
-		  const struct tierd_topology *topo, const struct tierd_policy_set *set,
+		  struct tierd_cgroup_files *files, const struct tierd_topology *topo, const struct tierd_policy_set *set,
 		  const struct tierd_logger *log, struct tierd_observation *out);
 void tierd_observation_free(struct tierd_observation *o);
 

@@ -134,7 +134,7 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 		abort();
 	}
 	for (size_t c = 0; c < NR_CG; c++) {
-		if (tierd_cgroupfs_read(&r->fs, cgroups[c], &r->topo, &r->obs[c], &buf, err,
+		if (tierd_cgroupfs_read(&r->fs, cgroups[c], &r->topo, &r->obs[c], &buf, NULL, err,
 					sizeof(err)) < 0) {
 			fprintf(stderr, "rig: %s\n", err);
 			abort();

@@ -566,7 +566,7 @@ static void test_cgroup_vanishes(void)
 	CHECK_EQ_INT(tierd_cgroupfs_list(&fs, &list), 0);
 	CHECK_EQ_INT(list.nr, 1);
 	CHECK_EQ_STR(list.paths[0], "/a.service");
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL, err, sizeof(err)), 0);
 	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
 	CHECK_EQ_U64(obs.file_bytes[0], 8192);
 	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
@@ -574,7 +574,7 @@ static void test_cgroup_vanishes(void)
 	CHECK(!obs.has_pressure);
 
 	write_file(dir, "memory.stat", "anon 4096\nfile x\n");
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL, err, sizeof(err)),
 		     -EINVAL);
 	CHECK_EQ_STR(err, "/a.service/memory.stat:2: expected \"key value\"");
 
@@ -584,7 +584,7 @@ static void test_cgroup_vanishes(void)
 	unlink_in(dir, "memory.numa_stat");
 	unlink_in(dir, "memory.stat");
 	rmdir(dir);
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, list.paths[0], &topo, &obs, &buf, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, list.paths[0], &topo, &obs, &buf, NULL, err, sizeof(err)),
 		     -ENOENT);
 	tierd_cgroup_list_free(&list);
 	tierd_buf_free(&buf);
@@ -660,6 +660,69 @@ static void test_cgroup_watch(void)
 	rmdir(root);
 }
 
+/* Held files are read again from their start at each read; the pool
+ * bounds how many are held, and the others are opened and closed per read. */
+static void test_cgroup_files(void)
+{
+	static const char *const limits[] = { "memory.min", "memory.low", "memory.high",
+					      "memory.max" };
+	char root[] = "/tmp/tierd-cgf-XXXXXX", dir[64], err[600];
+	struct tierd_fd_pool pool = { .max = 3 };
+	struct tierd_topology topo = { .nr_nodes = 1 };
+	struct tierd_cgroup_files files;
+	struct tierd_cgroup_obs obs;
+	struct tierd_buf buf = { 0 };
+	struct tierd_cgroupfs fs;
+
+	if (!mkdtemp(root))
+		abort();
+	snprintf(dir, sizeof(dir), "%s/a.service", root);
+	mkdir(dir, 0755);
+	write_file(dir, "memory.numa_stat", "anon N0=4096\nfile N0=8192\n");
+	write_file(dir, "memory.current", "12288\n");
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		write_file(dir, limits[i], "max\n");
+	write_file(dir, "memory.stat", "anon 4096\nfile 8192\n");
+	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
+	tierd_cgroup_files_init(&files, &pool);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
+					 sizeof(err)), 0);
+	CHECK_EQ_U64(obs.current_bytes, 12288);
+	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
+	/* The directory, memory.numa_stat and memory.current fill the pool. */
+	CHECK_EQ_U64(pool.held, 3);
+	CHECK(files.dir_fd >= 0);
+	CHECK_EQ_INT(files.fd[7], -1);
+
+	write_file(dir, "memory.current", "8192\n");
+	write_file(dir, "memory.numa_stat", "anon N0=8192\nfile N0=8192\n");
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
+					 sizeof(err)), 0);
+	CHECK_EQ_U64(obs.current_bytes, 8192);
+	CHECK_EQ_U64(obs.anon_bytes[0], 8192);
+	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
+	CHECK_EQ_U64(pool.held, 3);
+	/* Room for all: every file there is held; memory.pressure is absent. */
+	pool.max = 16;
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
+					 sizeof(err)), 0);
+	CHECK_EQ_U64(pool.held, 8);
+	CHECK(!obs.has_pressure);
+	tierd_cgroup_files_close(&files);
+	CHECK_EQ_U64(pool.held, 0);
+	CHECK_EQ_INT(files.dir_fd, -1);
+
+	tierd_buf_free(&buf);
+	unlink_in(dir, "memory.numa_stat");
+	unlink_in(dir, "memory.current");
+	unlink_in(dir, "memory.stat");
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		unlink_in(dir, limits[i]);
+	rmdir(dir);
+	tierd_cgroupfs_close(&fs);
+	rmdir(root);
+}
+
 int main(void)
 {
 	test_nodeset();
@@ -673,5 +736,6 @@ int main(void)
 	test_metrics_format();
 	test_cgroup_vanishes();
 	test_cgroup_watch();
+	test_cgroup_files();
 	return tierd_test_finish();
 }
