@@ -14,6 +14,8 @@
 _Static_assert(TIERD_SAMPLING_DEFAULT_RATE == TIERD_BPF_DEFAULT_RATE_PER_SEC &&
 		       TIERD_SAMPLING_DEFAULT_BURST == TIERD_BPF_DEFAULT_BURST,
 	       "policy.h's sampling defaults are bpf/tierd_sampler.h's");
+_Static_assert(TIERD_MIGRATE_REASONS == TIERD_BPF_NR_REASONS,
+	       "bpfstats.h's reason slots are bpf/tierd_sampler.h's");
 #define BTF_PATH "/sys/kernel/btf/vmlinux"
 #define TRACEFS_PATH "/sys/kernel/tracing"
 
@@ -277,6 +279,7 @@ void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engi
 			    size_t nr, struct tierd_hotness *hot,
 			    struct tierd_bpf_cgroup_counts *counts, bool *managed)
 {
+	struct tierd_bpf_migrations migrations[TIERD_BPF_NR_REASONS];
 	struct tierd_bpf_tick_sample *swap;
 	struct tierd_bpf_global g;
 	size_t k = 0;
@@ -289,6 +292,11 @@ void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engi
 		b->state.unmanaged_faults = g.unmanaged_faults;
 		b->state.no_addr = g.no_addr;
 	}
+	if (tierd_bpf_sampler_migrations(b->sampler, migrations) == 0)
+		for (size_t i = 0; i < TIERD_BPF_NR_REASONS; i++)
+			b->state.kernel_migrations[i] = (struct tierd_kernel_migrations){
+				.succeeded = migrations[i].succeeded, .failed = migrations[i].failed
+			};
 	swap = b->tick;
 	b->tick = b->pending;
 	b->nr_tick = b->nr_pending;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "kernel_side.h"
 #include "metrics.h"
 #include "observe.h"
 #include "table.h"
@@ -94,157 +95,6 @@ static void warn_single_tier(struct tierd_daemon *d)
 		  d->opts.config_file);
 }
 
-/* The kernel promotes a hint-faulted page of a slower tier, whatever the
- * rate limit, while the fast node has this much free memory above its
- * promotion watermark, or 1/16 of its memory if more (6.12
- * kernel/sched/fair.c, pgdat_free_space_enough()). */
-#define KERNEL_PROMOTES_FREE_MIN_BYTES (1ull << 30)
-#define KERNEL_PROMOTES_FREE_SHIFT 4
-
-/* tierd promotes what the sampler sees: the kernel's own promotion is held
- * off with a rate limit of 0 MB/s, which holds only while the fast nodes
- * are short of free memory (bpf/README.md): said when they are not. */
-static void hold_kernel_promotion(struct tierd_daemon *d)
-{
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
-	int r;
-
-	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, was, sizeof(was),
-			       err, sizeof(err));
-	if (r == 0)
-		r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0", err,
-				       sizeof(err));
-	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_WARNING,
-			  "the kernel's own promotion not held off: %s; it promotes hint-faulted pages alongside tierd",
-			  err);
-		return;
-	}
-	if (strcmp(was, "0") != 0)
-		tierd_log(&d->log, TIERD_LOG_NOTICE,
-			  "numa_balancing_promote_rate_limit_MBps set to 0 (was %s; restored on exit): tierd promotes what the BPF sampler sees",
-			  was);
-	for (size_t i = 0; i < d->topo.nr_nodes; i++) {
-		const struct tierd_node *n = &d->topo.nodes[i];
-		uint64_t enough = tierd_max_u64(KERNEL_PROMOTES_FREE_MIN_BYTES,
-						n->total_bytes >> KERNEL_PROMOTES_FREE_SHIFT);
-
-		if (n->tier == 0 && n->free_bytes > enough)
-			tierd_log(&d->log, TIERD_LOG_WARNING,
-				  "node %d has %llu MiB free, more than max(1 GiB, 1/16 of it): while that lasts the kernel promotes hint-faulted pages to it despite the rate limit of 0",
-				  n->nid, (unsigned long long)(n->free_bytes >> 20));
-	}
-}
-
-/* The kernel's NUMA balancing, as tierd.json asks; tiering mode, with the
- * kernel's promotion held off, when the BPF sampler runs. */
-static void setup_numa_balancing(struct tierd_daemon *d)
-{
-	static const char *const want[] = { [TIERD_NUMAB_OFF] = "0", [TIERD_NUMAB_TIERING] = "2" };
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
-	enum tierd_numa_balancing mode = d->cfg.numa_balancing;
-	int r;
-
-	if (d->bpf.state.mode == TIERD_BPF_RUNNING) {
-		/* Hint faults on the slower tiers only: the sampler's evidence. */
-		mode = TIERD_NUMAB_TIERING;
-		hold_kernel_promotion(d);
-	}
-
-	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, was, sizeof(was), err,
-			       sizeof(err));
-	if (r < 0) {
-		if (mode != TIERD_NUMAB_LEAVE)
-			tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
-		return;
-	}
-	if (mode == TIERD_NUMAB_LEAVE) {
-		/* Bit 1 (NUMA_BALANCING_NORMAL) migrates pages toward the CPUs
-		 * that touch them, whatever their tier. */
-		if (strcmp(was, "1") == 0 || strcmp(was, "3") == 0)
-			tierd_log(&d->log, TIERD_LOG_WARNING,
-				  "kernel.numa_balancing is %s: the kernel also moves managed cgroups' memory toward the CPUs' nodes; set \"numa_balancing\": \"off\" in tierd.json to leave placement to tierd",
-				  was);
-		return;
-	}
-	r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, want[mode], err,
-			       sizeof(err));
-	if (r < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
-	else if (strcmp(was, want[mode]) != 0)
-		tierd_log(&d->log, TIERD_LOG_NOTICE,
-			  "kernel.numa_balancing set to %s (was %s; restored on exit)", want[mode], was);
-}
-
-/* Opens /proc/kpagecgroup once DAMON runs, at start or at the tick a
- * start that found DAMON busy succeeds (before, a late start left DAMON's
- * regions unattributed and nothing was promoted for the whole run). */
-static void open_attribution(struct tierd_daemon *d)
-{
-	char err[TIERD_ERR_MAX] = "";
-	int r;
-
-	if (d->kpagecgroup_tried || d->damon.state.damon != TIERD_DAMON_RUNNING)
-		return;
-	d->kpagecgroup_tried = true;
-	r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, err, sizeof(err));
-	if (r < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING,
-			  "DAMON regions cannot be attributed to cgroups: %s; only budgets are enforced",
-			  err);
-	d->kpagecgroup_open = r == 0;
-}
-
-static void start_sampler(struct tierd_daemon *d)
-{
-	if (!d->cfg.bpf)
-		tierd_bpf_backend_off(&d->bpf, "\"bpf\": false in tierd.json");
-	else if (d->cfg.numa_balancing == TIERD_NUMAB_OFF)
-		tierd_bpf_backend_off(&d->bpf,
-				      "\"numa_balancing\": \"off\" in tierd.json: no hint faults to sample");
-	else if (d->opts.once)
-		tierd_bpf_backend_off(&d->bpf, "--once: no event loop to read samples in");
-	else
-		tierd_bpf_backend_start(&d->bpf, d->opts.root, &d->topo, &d->log);
-}
-
-/* Kernel settings, the BPF sampler, DAMON and page attribution, and the
- * kernel actuator. */
-static void start_kernel_side(struct tierd_daemon *d)
-{
-	char err[TIERD_ERR_MAX] = "";
-	int r;
-
-	start_sampler(d);
-	r = tierd_ksettings_init(&d->ksettings, d->opts.root, err, sizeof(err));
-	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings unavailable: %s", err);
-	} else {
-		d->ksettings_ready = true;
-		setup_numa_balancing(d);
-	}
-	if (d->cfg.damon) {
-		tierd_damon_backend_start(&d->damon, d->opts.root, &d->topo, d->cfg.stop_damon_stat,
-					  &d->log);
-	} else {
-		d->damon.state.damon = TIERD_DAMON_OFF;
-		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why),
-			 "\"damon\": false in tierd.json");
-	}
-	open_attribution(d);
-	d->kernel = (struct tierd_kernel_actuator){
-		.damon = &d->damon,
-		.fs = &d->fs,
-		.ks = d->ksettings_ready ? &d->ksettings : NULL,
-		.bpf = &d->bpf,
-		.manage_demotion = d->cfg.manage_demotion,
-		.stats = &d->migrations,
-		.log = &d->log,
-	};
-	d->actuator = &tierd_kernel_actuator_ops;
-	d->actuator_data = &d->kernel;
-}
-
 /* Descriptors kept for everything but held cgroup files: sd-event, the
  * BPF sampler's maps and ring buffer, DAMON's sysfs files, kpagecgroup,
  * exports. */
@@ -319,7 +169,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why), "dry run");
 		tierd_bpf_backend_off(&d->bpf, "dry run");
 	} else {
-		start_kernel_side(d);
+		tierd_kernel_side_start(d);
 	}
 	tierd_log(&d->log, TIERD_LOG_INFO, "%zu tiers, %zu nodes, %zu policies from %s, tick %llu ms",
 		  d->topo.nr_tiers, d->topo.nr_nodes, d->policies.nr, d->cfg.policy_dir,
@@ -442,7 +292,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
 	for (size_t c = 0; c < obs->nr; c++)
 		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &fb[c]);
-	open_attribution(d);
+	tierd_kernel_side_open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, &d->hotness, err, sizeof(err));
 	if (r < 0)
@@ -749,30 +599,20 @@ fail:
 	return r;
 }
 
+/* Exactly the reverse of start-up: the event loop's sources and the loop
+ * (tierd_daemon_run), the kernel side, then what tierd_daemon_init built. */
 void tierd_daemon_free(struct tierd_daemon *d)
 {
-	char err[TIERD_ERR_MAX] = "";
-
 	d->bpf_source = sd_event_source_unref(d->bpf_source);
-	tierd_bpf_backend_stop(&d->bpf);
-	tierd_damon_backend_stop(&d->damon, &d->log);
-	if (d->ksettings_ready && tierd_ksettings_restore(&d->ksettings, err, sizeof(err)) < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s", err);
-	tierd_kernel_actuator_free(&d->kernel);
-	if (d->kpagecgroup_open)
-		tierd_kpagecgroup_close(&d->kpagecgroup);
-	d->kpagecgroup_open = false;
-	d->kpagecgroup_tried = false;
+	d->timer = sd_event_source_unref(d->timer);
+	d->event = sd_event_unref(d->event);
+	tierd_kernel_side_stop(d);
 	tierd_hotness_set_free(&d->hotness);
-	sd_event_source_unref(d->timer);
-	d->timer = NULL;
-	sd_event_unref(d->event);
-	d->event = NULL;
+	tierd_journal_free(&d->journal);
+	tierd_report_free(&d->last_report);
+	tierd_policy_set_free(&d->policies);
 	tierd_cgroup_watch_free(&d->cgroups);
 	tierd_cgroupfs_close(&d->fs);
-	tierd_policy_set_free(&d->policies);
-	tierd_report_free(&d->last_report);
 	tierd_engine_free(d->engine);
 	d->engine = NULL;
-	tierd_journal_free(&d->journal);
 }

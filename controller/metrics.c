@@ -309,6 +309,25 @@ static void bpf_cgroup_counter(struct out *o, const struct tierd_report *rep, en
 /* The sampler's state, the per-cgroup counters of sampled cgroups, and the
  * promotions of sampled pages; the sampler-wide series exist in every mode,
  * zeros included, as the migration series. */
+/* What the sampler's mm_migrate_pages programs counted: every migration
+ * the kernel made, by reason, whoever asked for it. Only while the sampler
+ * runs (nothing counts them otherwise). */
+static void kernel_migration_metrics(struct out *o, const struct tierd_bpf_state *b)
+{
+	const char *name;
+
+	if (b->mode != TIERD_BPF_RUNNING)
+		return;
+	header(o, "tierd_kernel_migrated_pages_total", "counter",
+	       "Pages the kernel migrated (migrate:mm_migrate_pages), every cgroup, by reason: succeeded and failed.");
+	for (size_t r = 0; (name = tierd_migrate_reason_name(r)); r++) {
+		emit(o, "tierd_kernel_migrated_pages_total{reason=\"%s\",result=\"succeeded\"} %llu\n",
+		     name, (unsigned long long)b->kernel_migrations[r].succeeded);
+		emit(o, "tierd_kernel_migrated_pages_total{reason=\"%s\",result=\"failed\"} %llu\n",
+		     name, (unsigned long long)b->kernel_migrations[r].failed);
+	}
+}
+
 static void bpf_metrics(struct out *o, const struct tierd_report *rep)
 {
 	static const char *const results[] = { "tried", "succeeded", "failed" };
@@ -396,6 +415,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	     (double)in->tick_duration_usec / TIERD_USEC_PER_SEC);
 	header(&o, "tierd_ticks_total", "counter", "Ticks run since start.");
 	emit(&o, "tierd_ticks_total %llu\n", (unsigned long long)in->ticks_total);
+	kernel_migration_metrics(&o, &rep->bpf);
 	if (o.err) {
 		free(o.data);
 		return o.err;

@@ -35,6 +35,17 @@ struct tierd_promotion_counts {
 	uint64_t failed[TIERD_MAX_TIERS];
 };
 
+/* Slots for the kernel's enum migrate_reason (bpf/tierd_sampler.h's
+ * TIERD_BPF_NR_REASONS; 6.12 has 10 reasons). */
+#define TIERD_MIGRATE_REASONS 16
+
+/* Pages the kernel migrated for one reason, whatever the cgroup, since the
+ * sampler started (its migrate:mm_migrate_pages programs). */
+struct tierd_kernel_migrations {
+	uint64_t succeeded;
+	uint64_t failed;
+};
+
 struct tierd_bpf_state {
 	enum tierd_bpf_mode mode;
 	char why[TIERD_BACKEND_WHY_MAX];  /* UNAVAILABLE and OFF: the reason */
@@ -44,10 +55,14 @@ struct tierd_bpf_state {
 	uint64_t unmanaged_faults;        /* hint faults of cgroups tierd does not manage */
 	uint64_t no_addr;                 /* sampled faults without an address */
 	struct tierd_promotion_counts promotions;
+	struct tierd_kernel_migrations kernel_migrations[TIERD_MIGRATE_REASONS];
 };
 
 /* Name of a mode, or NULL out of range; parse back: 0 or -EINVAL. */
 const char *tierd_bpf_mode_name(enum tierd_bpf_mode m);
 int tierd_bpf_mode_parse(const char *name, enum tierd_bpf_mode *ret);
+/* The kernel's name of a migrate_reason (as the mm_migrate_pages
+ * tracepoint prints it), NULL for a slot 6.12 does not use. */
+const char *tierd_migrate_reason_name(size_t reason);
 
 #endif

@@ -560,6 +560,9 @@ static void test_bpf_metrics(void)
 	rep.bpf.promotions.tried[0] = 500;
 	rep.bpf.promotions.succeeded[0] = 480;
 	rep.bpf.promotions.failed[0] = 20;
+	rep.bpf.kernel_migrations[8] = (struct tierd_kernel_migrations){ .succeeded = 4096,
+									 .failed = 3 };
+	rep.bpf.kernel_migrations[5].succeeded = 250;
 	rep.bpf.promotions.tried[1] = 8;
 	rep.bpf.promotions.succeeded[1] = 8;
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
@@ -601,6 +604,20 @@ static void test_bpf_metrics(void)
 		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"failed\"} 0\n"
 		"# HELP tierd_policies_loaded "));
 	CHECK(text && !strstr(text, "not-sampled\",tier="));
+	/* The kernel's own migrations, by reason, last. */
+	CHECK(text && strstr(text,
+		"tierd_ticks_total 0\n"
+		"# HELP tierd_kernel_migrated_pages_total Pages the kernel migrated (migrate:mm_migrate_pages), every cgroup, by reason: succeeded and failed.\n"
+		"# TYPE tierd_kernel_migrated_pages_total counter\n"
+		"tierd_kernel_migrated_pages_total{reason=\"compaction\",result=\"succeeded\"} 0\n"));
+	CHECK(text && strstr(text,
+		"\ntierd_kernel_migrated_pages_total{reason=\"numa_misplaced\",result=\"succeeded\"} 250\n"
+		"tierd_kernel_migrated_pages_total{reason=\"numa_misplaced\",result=\"failed\"} 0\n"));
+	CHECK(text && strstr(text,
+		"\ntierd_kernel_migrated_pages_total{reason=\"demotion\",result=\"succeeded\"} 4096\n"
+		"tierd_kernel_migrated_pages_total{reason=\"demotion\",result=\"failed\"} 3\n"
+		"tierd_kernel_migrated_pages_total{reason=\"damon\",result=\"succeeded\"} 0\n"
+		"tierd_kernel_migrated_pages_total{reason=\"damon\",result=\"failed\"} 0\n"));
 	free(text);
 
 	/* Off, nothing sampled: the mode and the sampler-wide series at zero,
@@ -615,6 +632,7 @@ static void test_bpf_metrics(void)
 				   "# HELP tierd_bpf_dropped_total "));
 	CHECK(text && !strstr(text, "tierd_bpf_samples_total{"));
 	CHECK(text && strstr(text, "\ntierd_bpf_samples_read_total 0\n"));
+	CHECK(text && !strstr(text, "tierd_kernel_migrated_pages_total"));
 	CHECK(text && strstr(text, "\ntierd_sample_promotions_pages_total{target_tier=\"1\",result=\"failed\"} 0\n"));
 	free(text);
 }
