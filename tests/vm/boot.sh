@@ -11,10 +11,12 @@ set -eu
 : "${VM_KERNEL:=6.12}" # a kernel tests/vm/setup.sh fetched
 VM=$BUILD/vm
 name=$1
+# The systemd scenario boots its own initramfs with systemd as init.
+INITRD=${VM_INITRD:-$VM/initrd.gz}
 
 set -- -accel tcg,thread=multi -cpu max -m 4G -smp 2 -nographic -no-reboot \
-	-machine pc,hmat=on -kernel "$VM/$VM_KERNEL/vmlinuz" -initrd "$VM/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 tierd.scenario=$name"
+	-machine pc,hmat=on -kernel "$VM/$VM_KERNEL/vmlinuz" -initrd "$INITRD" \
+	-append "console=ttyS0 quiet panic=-1 tierd.scenario=$name${VM_APPEND:+ $VM_APPEND}"
 for n in 0 1 2 3; do
 	set -- "$@" -object memory-backend-ram,size=1G,id=m$n
 done

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fetches what the VM tests need from Debian's repositories, idempotently:
 # QEMU 10 from bookworm-backports (bookworm's QEMU 7.2 double-faults the 6.12
-# kernel under multi-threaded TCG: docs/vm.md), busybox-static, cpio, and the
+# kernel under multi-threaded TCG: docs/vm.md), busybox-static, cpio, mmdebstrap
+# (the systemd scenario's Debian root, tests/vm/mkroot.sh), and the
 # kernels named as arguments (default 6.12), each cached once as
 # $BUILD/vm/KERNEL/vmlinuz:
 #   6.12  bookworm-backports linux-image-6.12.95+deb12-cloud-amd64-unsigned
@@ -40,7 +41,7 @@ if ! qemu_ok; then
 	update
 	apt-get $O install -y -qq --no-install-recommends -t bookworm-backports qemu-system-x86
 fi
-for p in busybox-static cpio; do
+for p in busybox-static cpio mmdebstrap; do
 	have $p || { update; apt-get $O install -y -qq --no-install-recommends $p; }
 done
 

@@ -1,0 +1,47 @@
+# Sourced by tests/test_vm.sh: the operator's life cycle under systemd as
+# PID 1, tierd installed from its .deb (tests/vm/scenarios/systemd.sh).
+# Builds the package and the Debian root first (cached under $BUILD/vm).
+# Proven on 6.12 only so far: on other kernels it counts as skipped.
+if [ "$VM_KERNEL" != 6.12 ]; then
+	skip=$((skip + 1))
+	echo "SKIP [$VM_KERNEL]: systemd: the scenario has not been run on this kernel yet" >&2
+elif ! BUILD=$BUILD tests/vm/mksdinitrd.sh >"$VM/mksdinitrd.log" 2>&1; then
+	no "systemd: the Debian root or the .deb could not be built (see $VM/mksdinitrd.log)"
+else
+	# lintian: no error or warning (overrides explained in debian/).
+	tags=$(grep -E '^[EW]: ' "$BUILD/deb/lintian.log")
+	expect_eq "$tags" "" "systemd: lintian errors and warnings on the package"
+	VM_INITRD=$VM/sdinitrd.gz VM_APPEND="rdinit=/sbin/init systemd.show_status=false" \
+		VM_TIMEOUT_SEC=${VM_TIMEOUT_SEC:-420} tests/vm/boot.sh systemd
+	expect_eq "$?" 0 "systemd: VM ran and powered off"
+	expect_eq "$(res pid1)" systemd "systemd: PID 1"
+	expect_eq "$(res tierd_installed)" "install ok installed 0.1.0" "systemd: tierd installed from the .deb"
+	expect_eq "$(res enabled_before)" disabled "systemd: the package leaves tierd disabled"
+	expect_eq "$(res enable_rc) $(res active)" "0 active enabled" "systemd: enable --now"
+	[ -n "$(res status_text)" ] && ok || no "systemd: no STATUS= text after READY"
+	expect_eq "$(res kdamonds_start)" "4 4" "systemd: DAMON on, one kdamond per tier"
+	series=$(res scrape_tierd_series)
+	expect_range "${series% *}" 50 1000 "systemd: tierd series node-exporter serves"
+	expect_eq "${series% *}" "${series#* }" "systemd: node-exporter serves every series of tierd's file"
+	expect_eq "$(res scrape_error)" 0 "systemd: node_textfile_scrape_error"
+	expect_range "$(res journal_ready)" 1 100000 "systemd: journal entries with TIERD_EVENT"
+	expect_eq "$(res reload_good_rc)" 0 "systemd: reload of a good set"
+	expect_eq "$(res active_after_bad)" active "systemd: tierd runs on after a refused reload"
+	expect_eq "$(res reload_fixed_rc)" 0 "systemd: reload after the bad file is gone"
+	expect_eq "$(res fifo_same_pid)" yes "systemd: a FIFO in policies.d does not hang the reload"
+	expect_eq "$(res validate_fifo_rc)" 1 "systemd: tierctl validate refuses a FIFO, without waiting"
+	expect_eq "$(res validate_fifo)" "/etc/tierd/policies.d/50-fifo.json:0:0: refused: not a regular file (a FIFO)" "systemd: tierctl validate names the file and the rule"
+	expect_eq "$(res watchdog_restarted | cut -d' ' -f1)" 0 "systemd: restarted after the watchdog"
+	expect_range "$(res watchdog_restarted | cut -d' ' -f2)" 30 120 "systemd: seconds from SIGSTOP to the restart (WatchdogSec 30 s + RestartSec 5 s)"
+	expect_range "$(res watchdog_logged)" 1 10 "systemd: the watchdog timeout in the journal"
+	expect_eq "$(res kill9_restarted | cut -d' ' -f1)" 0 "systemd: restarted after kill -9"
+	expect_eq "$(res stop_rc)" 0 "systemd: systemctl stop"
+	expect_eq "$(res foreign_start_rc)" 0 "systemd: start beside a foreign kdamond"
+	expect_eq "$(res foreign_while_running)" "on same-pid" "systemd: the foreign kdamond untouched while tierd runs"
+	case "$(res damon_with_foreign)" in
+	degraded:*"in use by someone else"*) ok ;;
+	*) no "systemd: DAMON beside a foreign kdamond: got '$(res damon_with_foreign)', expected degraded" ;;
+	esac
+	expect_eq "$(res foreign_after_stop)" "on same-pid" "systemd: the foreign kdamond untouched by stop"
+	expect_eq "$(res failed_units)" "" "systemd: failed units"
+fi
