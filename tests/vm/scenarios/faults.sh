@@ -41,7 +41,14 @@ echo "RESULT dropped_logged $(grep -c 'cgroup /b is no longer managed' /tmp/tier
 # 2. A kdamond of tierd's turned off by someone else.
 # DAMON's sysfs answers EBUSY while tierd's own commands run: retry.
 P0=/sys/kernel/mm/damon/admin/kdamonds/0/pid
-pid_before=$(cat $P0)
+# Reading pid takes the same lock (trylock: EBUSY, an empty read, while a
+# command of tierd's runs; seen on 7.3): retried like the writes.
+kpid() {
+	j=0
+	until p=$(cat $P0 2>/dev/null) || [ $j -ge 100 ]; do sleep 0.1; j=$((j + 1)); done
+	echo "$p"
+}
+pid_before=$(kpid)
 i=0
 until printf '%s' off 2>/dev/null >$K0 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "RESULT k0_off_written $([ $i -lt 100 ] && echo yes || echo no)"
@@ -50,7 +57,9 @@ while ! grep -q 'kdamond 0 (tier 0) was turned off' /tmp/tierd.log && [ $i -lt 3
 echo "RESULT k0_recovered_s $i"
 sleep 1
 echo "RESULT k0_state $(cat $K0 2>/dev/null)"
-echo "RESULT k0_new_pid $([ "$(cat $P0)" != "$pid_before" ] && [ "$(cat $P0)" -gt 0 ] && echo yes || echo no)"
+pid_after=$(kpid)
+echo "RESULT k0_pids $pid_before $pid_after"
+echo "RESULT k0_new_pid $([ -n "$pid_before" ] && [ "$pid_after" != "$pid_before" ] && [ "$pid_after" -gt 0 ] && echo yes || echo no)"
 echo "RESULT restart_logged $(grep -c 'kdamond 0 (tier 0) was turned off' /tmp/tierd.log)"
 echo "RESULT restarts_metric $(metric tierd_damon_kdamond_restarts_total)"
 
