@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "migflow_tracker.h"
+#include "sample_history.h"
 #include "strategy.h"
 #include "strategy_ledger.h"
 #include "strategy_migflow.h"
@@ -128,6 +129,7 @@ struct migflow_state {
 	uint64_t alpha_pmy, hit_ratio_pmy;
 	int error;                       /* from observe, returned by plan */
 	struct tierd_migflow_tracker tracker;
+	struct tierd_sample_history history; /* faults per sampled page */
 	uint64_t quick_bytes, promoted_bytes, lfu_bytes;
 	/* per-tick buffers, kept so a tick allocates only while they grow */
 	size_t cap_order, cap_keys, cap_tmp, cap_claim, cap_lfu, cap_pick;
@@ -283,6 +285,7 @@ static void migflow_free(void *state)
 	if (!s)
 		return;
 	tierd_migflow_tracker_free(&s->tracker);
+	tierd_sample_history_free(&s->history);
 	free(s->order);
 	free(s->keys);
 	free(s->tmp);
@@ -429,6 +432,8 @@ static void migflow_observe(void *state, const struct tierd_strategy_input *in)
 	(void)phase_left(s, in->now_usec);
 	update_alpha(s, in, &v);
 	r = reserve_tick(s, in->hot);
+	if (r >= 0)
+		r = tierd_sample_history_update(&s->history, in->hot);
 	if (r >= 0) {
 		order_regions(s, in->hot);
 		r = tierd_migflow_tracker_update(&s->tracker, in->hot, s->order, in->now_usec,
@@ -694,7 +699,8 @@ static void region_candidates(struct migflow_state *s, const struct tierd_hotnes
 }
 
 /* One candidate per sampled page (radix sorted by page, so a page's
- * samples are neighbours), at its shortest reaccess interval. */
+ * samples are neighbours), at its shortest reaccess interval, once more
+ * than one scan saw it accessed (sample_history.h). */
 static void sample_candidates(struct migflow_state *s, const struct tierd_hotness *hot,
 			      const struct view *v)
 {
@@ -703,7 +709,8 @@ static void sample_candidates(struct migflow_state *s, const struct tierd_hotnes
 	for (size_t i = 0; i < hot->nr_samples; i++) {
 		const struct tierd_sample *sm = &hot->samples[i];
 
-		if (!tier_valid(v, sm->tier) || !v->rank[sm->tier] || !sm->interval_usec)
+		if (!tier_valid(v, sm->tier) || !v->rank[sm->tier] || !sm->interval_usec ||
+		    !tierd_sample_history_confirmed(&s->history, sm->addr))
 			continue;
 		s->keys[i] = sm->addr / TIERD_PAGE_BYTES;
 		s->pick[n++] = i;

@@ -101,16 +101,25 @@ int tierd_page_set_reset(struct tierd_page_set *s, size_t n)
 	return 0;
 }
 
-bool tierd_page_set_add(struct tierd_page_set *s, uint64_t addr, size_t *ret_index)
+/* The slot holding page, or the empty slot where it would go. */
+static size_t page_slot(const struct tierd_page_set *s, uint64_t page)
 {
-	uint64_t page = addr / TIERD_PAGE_BYTES, h = page * HASH_MULT;
+	uint64_t h = page * HASH_MULT;
 	size_t mask = s->nr_slots - 1, i;
-	bool is_new;
 
 	for (i = (size_t)(h ^ (h >> HASH_SHIFT)) & mask; s->slots[i] != SLOT_EMPTY;
 	     i = (i + 1) & mask)
 		if (s->pages[s->slots[i]] == page)
 			break;
+	return i;
+}
+
+bool tierd_page_set_add(struct tierd_page_set *s, uint64_t addr, size_t *ret_index)
+{
+	uint64_t page = addr / TIERD_PAGE_BYTES;
+	size_t i = page_slot(s, page);
+	bool is_new;
+
 	is_new = s->slots[i] == SLOT_EMPTY;
 	if (is_new) {
 		s->slots[i] = s->nr;
@@ -119,6 +128,19 @@ bool tierd_page_set_add(struct tierd_page_set *s, uint64_t addr, size_t *ret_ind
 	if (ret_index)
 		*ret_index = s->slots[i];
 	return is_new;
+}
+
+bool tierd_page_set_find(const struct tierd_page_set *s, uint64_t addr, size_t *ret_index)
+{
+	size_t i;
+
+	if (!s->nr_slots)
+		return false;
+	i = page_slot(s, addr / TIERD_PAGE_BYTES);
+	if (s->slots[i] == SLOT_EMPTY)
+		return false;
+	*ret_index = s->slots[i];
+	return true;
 }
 
 void tierd_page_set_free(struct tierd_page_set *s)

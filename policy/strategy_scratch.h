@@ -45,6 +45,9 @@ int tierd_page_set_reset(struct tierd_page_set *s, size_t n);
  * n pages reset() was sized for. */
 bool tierd_page_set_add(struct tierd_page_set *s, uint64_t addr, size_t *ret_index);
 
+/* True when the page holding addr is in the set, its number in *ret_index. */
+bool tierd_page_set_find(const struct tierd_page_set *s, uint64_t addr, size_t *ret_index);
+
 void tierd_page_set_free(struct tierd_page_set *s);
 
 #endif

@@ -466,8 +466,8 @@ static void test_phase_order(void)
 /* Hint-fault samples: a page refaulting every 10 ms is
  * accessed 1000 times over 10 s, saving 1000 x 200 = 200000 > 20000 (one
  * sample in four on tier 0: h = 0.25, alpha 1.0), proposed once however
- * often it was sampled; one refaulting every second (10 x 200 = 2000)
- * does not pay. */
+ * often it was sampled (twice here: two scans confirm it); one refaulting
+ * every second (10 x 200 = 2000) does not pay. */
 static void test_samples(void)
 {
 	const struct tierd_sample samples[4] = {
@@ -483,6 +483,19 @@ static void test_samples(void)
 	f.hot.nr_samples = 4;
 	CHECK_EQ_INT(tick(&f, SEC, NULL, 0), 0);
 	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 10000);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
+	fixture_done(&f);
+
+	/* One fault is not proof of heat (sample_history.h): a page faulting
+	 * once is proposed only when it faults again in a later tick. */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, NULL), 0);
+	f.hot.samples = &samples[3];
+	f.hot.nr_samples = 1;
+	CHECK_EQ_INT(tick(&f, SEC, NULL, 0), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	CHECK_EQ_INT(tick(&f, 2 * SEC, NULL, 0), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
