@@ -38,6 +38,9 @@ kdamonds() {
 	echo "$n $on"
 }
 kthreads() { pgrep -c '^kdamond' || true; }
+# DAMON_STAT (a module Debian's 7.3 turns on at boot): tierd stops it while
+# it runs and turns it on again when it stops. "-" where there is none.
+damon_stat() { cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo -; }
 damon_line() { tierctl status 2>&1 | sed -n 's/^DAMON: //p' | head -n 1; }
 # wait_for SECONDS COMMAND...: polls every second; 0 when it held in time.
 wait_for() {
@@ -63,6 +66,8 @@ echo "RESULT pid1 $(cat /proc/1/comm)"
 echo "RESULT tierd_installed $(dpkg-query -W -f='${Status} ${Version}' tierd)"
 echo "RESULT enabled_before $(systemctl is-enabled tierd)"
 echo "RESULT settings_before $(settings)"
+echo "RESULT kthreads_before $(kthreads)"
+echo "RESULT damon_stat_before $(damon_stat)"
 
 systemctl enable --now tierd
 echo "RESULT enable_rc $?"
@@ -71,6 +76,7 @@ echo "RESULT status_text $(systemctl show -p StatusText --value tierd)"
 wait_for 30 damon_on
 echo "RESULT kdamonds_start $(kdamonds)"
 echo "RESULT settings_running $(settings)"
+echo "RESULT damon_stat_running $(damon_stat)"
 first_kdamond=$(rd $D/0/pid)
 
 wait_for 30 scraped_tierd
@@ -128,11 +134,13 @@ echo "RESULT kdamonds_after_kill9 $(kdamonds)"
 echo "RESULT damon_after_kill9 $(damon_line)"
 echo "RESULT settings_after_kill9 $(settings)"
 echo "RESULT kthreads_after_kill9 $(kthreads)"
+echo "RESULT damon_stat_after_kill9 $(damon_stat)"
 
 systemctl stop tierd
 echo "RESULT stop_rc $?"
 echo "RESULT settings_after_stop $(settings)"
 echo "RESULT kdamonds_after_stop $(rd $D/nr_kdamonds) $(kthreads)"
+echo "RESULT damon_stat_after_stop $(damon_stat)"
 if [ -e $PROM ]; then
 	echo "RESULT metrics_after_stop present $(sed -n 's/^tierd_up //p' $PROM)"
 else
