@@ -18,6 +18,16 @@ struct scanner {
 	int quiet;  /* > 0 while skipping the value of a duplicate key */
 };
 
+/* Text the scanner cannot follow: json-c's strict mode still takes
+ * single-quoted keys, which are not JSON and which the scanner would
+ * misread; anything else that stops it moving on is refused too, rather
+ * than scanned forever (a fuzzer found that loop). */
+static int refuse(struct scanner *s)
+{
+	s->locs->error_offset = s->pos;
+	return -EINVAL;
+}
+
 static void skip_ws(struct scanner *s)
 {
 	while (s->pos < s->len && strchr(" \t\r\n", s->text[s->pos]) && s->text[s->pos])
@@ -110,7 +120,13 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 			break;
 		key_offset = s->pos;
 		if (close == '}') {
-			char *key = read_key(s);
+			char *key;
+
+			if (s->text[s->pos] != '"') {
+				r = refuse(s);
+				break;
+			}
+			key = read_key(s);
 			size_t *f;
 
 			if (!key) {
@@ -154,6 +170,8 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 			r = scan_value(s, child, close == '}' ? key_offset : SIZE_MAX, depth + 1);
 		}
 		free(child);
+		if (r == 0 && s->pos == key_offset)
+			r = refuse(s);
 		if (r < 0)
 			break;
 		skip_ws(s);
@@ -173,7 +191,7 @@ static int scan_value(struct scanner *s, const char *path, size_t key_offset, in
 	int r;
 
 	if (depth > LOCATE_MAX_DEPTH)
-		return 0;
+		return refuse(s);
 	skip_ws(s);
 	if (s->pos >= s->len)
 		return 0;
@@ -202,8 +220,12 @@ int tierd_json_locate(const char *text, size_t len, struct tierd_json_locs *locs
 
 	memset(locs, 0, sizeof(*locs));
 	r = scan_value(&s, "", SIZE_MAX, 0);
-	if (r < 0)
+	if (r < 0) {
+		size_t at = locs->error_offset;
+
 		tierd_json_locs_free(locs);
+		locs->error_offset = at;
+	}
 	return r;
 }
 

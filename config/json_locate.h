@@ -18,9 +18,11 @@ struct tierd_json_locs {
 	struct tierd_json_loc *items;
 	size_t nr_duplicates;
 	char **duplicates;             /* key paths written twice in one object */
+	size_t error_offset;           /* where -EINVAL stopped the scan */
 };
 
-/* Returns 0 or -ENOMEM. */
+/* Returns 0, -ENOMEM, or -EINVAL (error_offset set) for what json-c takes
+ * but JSON does not: a single-quoted key. */
 int tierd_json_locate(const char *text, size_t len, struct tierd_json_locs *locs);
 void tierd_json_locs_free(struct tierd_json_locs *locs);
 

@@ -608,6 +608,13 @@ static int parse_document(struct ctx *c, json_object **ret)
 	}
 	json_tokener_free(tok);
 	r = tierd_json_locate(c->text, c->len, &c->locs);
+	if (r == -EINVAL) {
+		int line, col;
+
+		tierd_json_line_col(c->text, c->len, c->locs.error_offset, &line, &col);
+		tierd_diags_add(c->diags, c->file, line, col, NULL,
+				"invalid JSON: expected a string in double quotes");
+	}
 	if (r < 0) {
 		json_object_put(root);
 		return r;

@@ -240,6 +240,28 @@ static void test_nul_byte(void)
 	tierd_diags_free(&diags);
 }
 
+/* json-c's strict mode takes single-quoted keys; the position scanner
+ * did not, and looped on one forever, growing its index (a fuzzer found
+ * it: fuzz/corpus/fuzz_policy/single-quote-hang). They are refused. */
+static void test_single_quotes(void)
+{
+	static const char key[] = "{\n  'name': \"a\"\n}";
+	static const char nested[] = "{\"name\": \"a\", \"match\": {'path': \"/x\"}}";
+	struct tierd_diags diags = { 0 };
+	struct tierd_policy p;
+
+	CHECK_EQ_INT(tierd_policy_parse("q.json", key, sizeof(key) - 1, &p, &diags), -EINVAL);
+	CHECK_EQ_INT(diags.nr, 1);
+	CHECK_EQ_STR(diags.items[0].message,
+		     "q.json:2:3: invalid JSON: expected a string in double quotes");
+	tierd_diags_free(&diags);
+	CHECK_EQ_INT(tierd_policy_parse("q.json", nested, sizeof(nested) - 1, &p, &diags), -EINVAL);
+	CHECK_EQ_INT(diags.nr, 1);
+	CHECK_EQ_STR(diags.items[0].message,
+		     "q.json:1:25: invalid JSON: expected a string in double quotes");
+	tierd_diags_free(&diags);
+}
+
 /* Exactly len bytes in their own allocation, no NUL after them: ASan
  * catches any read past the end. */
 static char *unterminated(const char *text, size_t len)
@@ -557,6 +579,7 @@ int main(void)
 	test_bad_cases();
 	test_error_order();
 	test_nul_byte();
+	test_single_quotes();
 	test_unterminated_text();
 	test_set_checks();
 	test_pick_conflict();
