@@ -45,6 +45,7 @@ echo "RESULT tierd_alive $(kill -0 $tierd_pid 2>/dev/null && echo yes || echo no
 stop_work s
 stop_work o
 echo "RESULT pgpromote_delta $(($(vmstat pgpromote_success) - promote_before))"
+keep_metrics
 kill -TERM $tierd_pid
 wait $tierd_pid
 echo "RESULT tierd_exit $?"
@@ -62,7 +63,7 @@ grep '^PLACE ' /tmp/w.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=A hot=\([0-9
 	     END { print "RESULT promote_ms " (t90 == "" ? -1 : t90)
 	           print "RESULT final_hot_top2_pmy " last
 	           print "RESULT final_cold_top2_pages " cold }'
-sum_metric() { grep -v '^#' /tmp/tierd.prom | grep -F "$1" | awk '{ s += $NF } END { print s + 0 }'; }
+sum_metric() { grep -v '^#' "$(prom)" | grep -F "$1" | awk '{ s += $NF } END { print s + 0 }'; }
 echo "RESULT samples_bpfp $(sum_metric 'tierd_bpf_samples_total{cgroup="/bpfp"')"
 echo "RESULT faults_bpfp $(sum_metric 'tierd_bpf_hint_faults_total{cgroup="/bpfp"')"
 echo "RESULT samples_other $(sum_metric 'tierd_bpf_samples_total{cgroup="/other"')"
@@ -75,5 +76,5 @@ echo "RESULT moved_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{pa
 echo "RESULT promoted_t0_pages $(metric 'tierd_sample_promotions_pages_total{target_tier="0",result="succeeded"}')"
 echo "RESULT promoted_t1_pages $(metric 'tierd_sample_promotions_pages_total{target_tier="1",result="succeeded"}')"
 echo "RESULT bpfp_pgpromote $(awk '$1 == "pgpromote_success" { print $2 }' $CG/bpfp/memory.stat)"
-grep -v '^#' /tmp/tierd.prom | grep -E 'bpf|sample_promotions|move_pages' | sed 's/^/METRIC /'
+grep -v '^#' "$(prom)" | grep -E 'bpf|sample_promotions|move_pages' | sed 's/^/METRIC /'
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 40

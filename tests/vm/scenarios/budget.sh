@@ -53,8 +53,8 @@ grep -i 'damon_stat' /tmp/tierd.log | sed 's/^/DAMON_STAT_LOG /'
 
 # Where the kernel has DAMON_STAT: a tierd killed (SIGKILL) leaves it off
 # with its record; the next tierd turns it on at its exit. The dead one's
-# kdamonds are removed by hand first (taking them back is tierd's job in
-# a later change; DAMON_STAT cannot start beside them).
+# kdamonds are removed by hand first, so that this checks the DAMON_STAT
+# record alone (taking them back is the systemd scenario's check).
 if [ "$(damon_stat)" = Y ]; then
 	K=/sys/kernel/mm/damon/admin/kdamonds
 	tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd2.log &

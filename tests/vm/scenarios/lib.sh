@@ -39,8 +39,24 @@ last_place() {
 	grep '^PLACE ' /tmp/$1.out | tail -n 1 | sed -n "s/.* $2=\([^ ]*\).*/\1/p" | tr , ' '
 }
 
+# tierd removes its metrics file when it stops (tierd(8), EXIT); what a
+# scenario checks after the stop is the copy keep_metrics made.
+LAST_PROM=/tmp/tierd.last.prom
+
+# prom: the metrics file tierd writes, or, once it has stopped, the copy.
+prom() { [ -e /tmp/tierd.prom ] && echo /tmp/tierd.prom || echo $LAST_PROM; }
+
 # metric NAME{labels}: its value in tierd's metrics file.
-metric() { grep -v '^#' /tmp/tierd.prom 2>/dev/null | grep -F "$1 " | head -n 1 | awk '{print $NF}'; }
+metric() { grep -v '^#' "$(prom)" 2>/dev/null | grep -F "$1 " | head -n 1 | awk '{print $NF}'; }
+
+# keep_metrics: waits (up to 10 s) for tierd to write its metrics once more,
+# so that they count everything up to now, and copies them for after the stop.
+keep_metrics() {
+	t0=$(metric tierd_ticks_total)
+	i=0
+	while [ "$(metric tierd_ticks_total)" = "$t0" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	cp /tmp/tierd.prom $LAST_PROM
+}
 
 # damon_stat: DAMON_STAT's enabled parameter (Y or N), "absent" without it.
 damon_stat() { cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent; }

@@ -22,6 +22,7 @@ tierd_pid=$!
 i=0
 while ! grep -q "^moved" /tmp/w.out && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 sleep 30
+keep_metrics
 kill -TERM $tierd_pid
 wait $tierd_pid
 echo "RESULT tierd_exit $?"
@@ -47,5 +48,5 @@ grep '^PLACE ' /tmp/w.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=\([AB]\) hot
 
 echo "RESULT hot_succeeded_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_hot"}')")"
 echo "RESULT cold_succeeded_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"
-grep -v '^#' /tmp/tierd.prom | grep migrat | sed 's/^/METRIC /'
+grep -v '^#' "$(prom)" | grep migrat | sed 's/^/METRIC /'
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 40
