@@ -27,6 +27,8 @@ struct cgroup_state {
 	uint64_t period_used_bytes;
 	bool seen;
 	unsigned missed;                 /* ticks in a row it was not planned for */
+	uint64_t need[TIERD_POOL_NEED_ROUNDS]; /* pool mode: last rounds' needs */
+	unsigned need_next;              /* where the next one goes */
 };
 
 struct tierd_engine {
@@ -155,8 +157,25 @@ static uint64_t measured_need(const struct tierd_engine_cgroup *cg,
 	return need;
 }
 
+static struct cgroup_state *find_state(const struct tierd_engine *e, uint64_t id);
+
+/* Records this tick's need of a pool member and returns the largest of the
+ * last TIERD_POOL_NEED_ROUNDS: a hot region that one aggregation missed
+ * still counts, as a page does in HMM-V's rounds. */
+static uint64_t need_over_rounds(struct cgroup_state *s, uint64_t need)
+{
+	uint64_t most = 0;
+
+	s->need[s->need_next] = need;
+	s->need_next = (s->need_next + 1) % TIERD_POOL_NEED_ROUNDS;
+	for (size_t i = 0; i < TIERD_POOL_NEED_ROUNDS; i++)
+		most = tierd_max_u64(most, s->need[i]);
+	return most;
+}
+
 /* Pool members share tier 0 by need; island members keep fixed shares. */
-static int pool_shares(const struct tierd_engine_input *in, struct tierd_plan *plan)
+static int pool_shares(struct tierd_engine *e, const struct tierd_engine_input *in,
+		       struct tierd_plan *plan)
 {
 	size_t n = 0, k = 0, nr_without_max = 0;
 	uint64_t *initial, *need, *share, free_share;
@@ -185,7 +204,8 @@ static int pool_shares(const struct tierd_engine_input *in, struct tierd_plan *p
 		if (in->cgroups[c].policy->sharing != TIERD_SHARING_POOL)
 			continue;
 		initial[k] = st->tiers[0].has_max ? st->tiers[0].max_bytes : free_share;
-		need[k] = measured_need(&in->cgroups[c], st);
+		need[k] = need_over_rounds(find_state(e, in->cgroups[c].obs->id),
+					   measured_need(&in->cgroups[c], st));
 		k++;
 	}
 	tierd_pool_shares(n, initial, need, TIERD_POOL_FLOOR_PMY, share);
@@ -529,7 +549,7 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 							  &s->period_start_usec, &s->period_used_bytes)
 					    : UINT64_MAX;
 	}
-	r = pool_shares(in, &plan);
+	r = pool_shares(e, in, &plan);
 	if (r < 0)
 		goto fail;
 	r = enforce_budgets(&tk);

@@ -353,6 +353,54 @@ static void test_pool_capped_by_max(void)
 	tierd_engine_free(e);
 }
 
+/* A pool member's need is the largest of its last TIERD_POOL_NEED_ROUNDS
+ * ticks: one reading that missed hot regions does not take its share away
+ * (the VM's pool scenario flapped 628/474 MiB so); a need that stays
+ * lower is followed once the rounds have passed. */
+static void test_pool_need_rounds(void)
+{
+	const uint64_t free_bytes[4] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
+	struct tierd_region hot_region = { .start = 0, .end = 600 * MIB, .nr_accesses = 5 };
+	struct tierd_hotness hot = { .nr_regions = 1, .regions = &hot_region };
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs[2] = { { .id = 1 }, { .id = 2 } };
+	struct tierd_policy pol[2];
+	struct tierd_engine_cgroup cg[2];
+	struct tierd_engine_input in;
+	struct tierd_engine *e;
+	struct tierd_plan plan;
+
+	four_tiers(&topo, free_bytes);
+	for (int i = 0; i < 2; i++) {
+		pol[i] = budget_policy(i ? "b" : "a", 0);
+		pol[i].nr_tiers = 0;
+		pol[i].sharing = TIERD_SHARING_POOL;
+		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
+	}
+	cg[0].hot = &hot;
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	/* Pool 1G, floors 384M each; a needs 600M and gets it. */
+	in = engine_input(&topo, cg, 2, 1000, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 600 * MIB);
+	CHECK_EQ_U64(plan.standings[1].share_bytes[0], 384 * MIB);
+	tierd_plan_free(&plan);
+	/* A reading that saw only 450M hot: the share holds for 7 more ticks,
+	 * then follows. */
+	hot_region.end = 450 * MIB;
+	for (int tick = 1; tick < TIERD_POOL_NEED_ROUNDS; tick++) {
+		in.now_usec += TIERD_USEC_PER_SEC;
+		CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+		CHECK_EQ_U64(plan.standings[0].share_bytes[0], 600 * MIB);
+		tierd_plan_free(&plan);
+	}
+	in.now_usec += TIERD_USEC_PER_SEC;
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 450 * MIB);
+	tierd_plan_free(&plan);
+	tierd_engine_free(e);
+}
+
 /* A strategy's proposals go through the engine: the linux baseline promotes
  * sampled slow-tier pages to tier 0, within the global budget, and the plan
  * names the rule. */
@@ -732,6 +780,7 @@ int main(void)
 	test_pool_shares();
 	test_engine_strategy();
 	test_pool_capped_by_max();
+	test_pool_need_rounds();
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();
