@@ -27,8 +27,10 @@ JSON
 promote_before=$(vmstat pgpromote_success)
 tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
 tierd_pid=$!
+# Started: the line that follows the kernel settings (the sampler's line
+# comes before them; CI once read numa_balancing 0 between the two).
 i=0
-while ! grep -q 'BPF hint-fault sampler loaded\|BPF sampler not used' /tmp/tierd.log && [ $i -lt 300 ]; do
+while ! grep -q ' policies from /tmp/policies.d' /tmp/tierd.log && [ $i -lt 300 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 echo "RESULT numa_balancing_during $(cat /proc/sys/kernel/numa_balancing)"
