@@ -553,26 +553,6 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, uns
 	return r;
 }
 
-int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
-		       size_t err_size)
-{
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
-	int r = validate(spec, err, err_size);
-
-	if (r < 0)
-		return r;
-	if (!d->running || spec->nr_contexts != d->nr_kdamonds) {
-		snprintf(err, err_size, "%s: commit needs the %zu running kdamonds tierd started",
-			 d->admin, d->nr_kdamonds);
-		return -EINVAL;
-	}
-	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
-		r = write_context(&io, k, &spec->contexts[k]);
-	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
-		r = state_cmd(&io, k, "commit", true);
-	return r;
-}
-
 int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
 			   char *err, size_t err_size)
 {

@@ -146,13 +146,10 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *features, c
 int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
 		      struct tierd_damon *d, char *err, size_t err_size);
 
-/* Rewrites the running kdamonds' files from spec (same number of contexts)
- * and commits; -EIO when a kdamond is not "on" after the commit (6.12: a
- * bad input, e.g. a removed memcg_path, stops it silently). */
-int tierd_damon_commit(struct tierd_damon *d, const struct tierd_damon_spec *spec, char *err,
-		       size_t err_size);
-
-/* The same for kdamond ctx alone (spec context ctx). */
+/* Rewrites running kdamond ctx's files from spec context ctx and commits;
+ * -EIO when the kdamond is not "on" after the commit (6.12: a bad input,
+ * e.g. a removed memcg_path, stops it silently), -EINVAL when ctx is not
+ * one of the kdamonds tierd started. */
 int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
 			   char *err, size_t err_size);
 

@@ -133,12 +133,6 @@ static int demote_spans(const struct tierd_action *a, const struct tierd_hotness
 	return r;
 }
 
-int tierd_damos_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
-		      struct tierd_damos_span *out, size_t cap)
-{
-	return tierd_damos_spans_after(a, hot, NULL, 0, out, cap);
-}
-
 int tierd_damos_spans_after(const struct tierd_action *a, const struct tierd_hotness *hot,
 			    const struct tierd_damos_span *taken, size_t nr_taken,
 			    struct tierd_damos_span *out, size_t cap)

@@ -90,16 +90,12 @@ int tierd_damon_target_node(const struct tierd_topology *topo, size_t tier);
 /* Spans for one engine action of the cgroup whose hotness regions (sorted,
  * disjoint, physical, attributed to it) are given: a MIGRATE is its range;
  * a DEMOTE takes the cgroup's coldest regions of from_tier (fewest
- * accesses, then oldest) until `bytes` are covered, the last one cut short.
- * Appends to out (capacity cap), returns how many were appended, or -E2BIG
- * when out is full (what fit stays). */
-int tierd_damos_spans(const struct tierd_action *action, const struct tierd_hotness *hot,
-		      struct tierd_damos_span *out, size_t cap);
-
-/* The same, for an action after others of the same tick: a DEMOTE skips
- * memory the spans in taken[0..nr_taken) of the same cgroup and source tier
- * already cover (a budget split over two destination tiers would otherwise
- * pick the same coldest pages twice). */
+ * accesses, then oldest) until `bytes` are covered, the last one cut short,
+ * skipping memory the spans in taken[0..nr_taken) of the same cgroup and
+ * source tier already cover (a budget split over two destination tiers
+ * would otherwise pick the same coldest pages twice). Appends to out
+ * (capacity cap), returns how many were appended, or -E2BIG when out is
+ * full (what fit stays). */
 int tierd_damos_spans_after(const struct tierd_action *action, const struct tierd_hotness *hot,
 			    const struct tierd_damos_span *taken, size_t nr_taken,
 			    struct tierd_damos_span *out, size_t cap);

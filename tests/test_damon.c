@@ -211,16 +211,17 @@ static void test_start_writes(const char *root)
 	 * 6.12 trap: the kdamond stopped although the write succeeded. */
 	spec.contexts[0].schemes[0].quota_bytes = 32 * MIB;
 	err[0] = '\0';
-	r = tierd_damon_commit(&d, &spec, err, sizeof(err));
+	r = tierd_damon_commit_ctx(&d, &spec, 0, err, sizeof(err));
 	CHECK_EQ_INT(r, -EIO);
 	CHECK(strstr(err, "kdamonds/0/state is \"commit\" after \"commit\"") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/quotas/bytes"), "33554432");
 	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/matching"), "N");
 
-	/* A commit with another number of contexts is refused up front. */
+	/* A context tierd has no kdamond for is refused up front. */
 	spec.nr_contexts = 2;
 	spec.contexts[1] = spec.contexts[0];
-	CHECK_EQ_INT(tierd_damon_commit(&d, &spec, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "kdamond 1 is not one of tierd's 1 running ones") != NULL);
 
 	err[0] = '\0';
 	r = tierd_damon_stop(&d, err, sizeof(err));

@@ -204,40 +204,40 @@ static void test_spans_migrate(void)
 	struct tierd_damos_span out[SPANS_MAX];
 
 	/* Promotion: the coldest overlapping region (pages 2-8 touch all three). */
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 0, P(2), P(9), P(7), 2);
 	/* Demotion: the hottest. */
 	a.to_tier = 2;
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 2, P(2), P(9), P(7), 9);
 
 	/* Regions that only touch the range's ends do not overlap it. */
 	a.start = P(4);
 	a.end = P(8);
 	a.bytes = P(4);
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 2, P(4), P(8), P(4), 2);
 	a.to_tier = 0;
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 0, P(4), P(8), P(4), 2);
 
 	/* No region overlaps: no restriction (promotion from 0 accesses up,
 	 * demotion up to any). */
 	a.start = P(12);
 	a.end = P(16);
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 0, P(12), P(16), P(4), 0);
 	a.to_tier = 2;
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 2, P(12), P(16), P(4), UINT32_MAX);
-	CHECK_EQ_INT(tierd_damos_spans(&a, NULL, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, NULL, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 2, P(12), P(16), P(4), UINT32_MAX);
 	a.to_tier = 0;
-	CHECK_EQ_INT(tierd_damos_spans(&a, NULL, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, NULL, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 3, 1, 0, P(12), P(16), P(4), 0);
 
 	/* No room. */
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, 0), -E2BIG);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, 0), -E2BIG);
 }
 
 /* One cgroup's regions: tier 0 but for D (tier 1) and F (unknown tier). */
@@ -261,39 +261,39 @@ static void test_spans_demote(void)
 
 	/* Coldest first: C and E (0 accesses, age 20; C lower), then B (age
 	 * 5), then A (3 accesses); B is cut to the page still wanted. */
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 3);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 3);
 	check_span(&out[0], 1, 0, 2, P(5), P(9), P(4), 0);
 	check_span(&out[1], 1, 0, 2, P(10), P(12), P(2), 0);
 	check_span(&out[2], 1, 0, 2, P(3), P(4), P(1), 0);
 
 	/* Exactly all of tier 0's regions. */
 	a.bytes = P(11);
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 4);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 4);
 	check_span(&out[2], 1, 0, 2, P(3), P(5), P(2), 0);
 	check_span(&out[3], 1, 0, 2, P(0), P(3), P(3), 3);
 	/* More than the cgroup has there: all of it, D and F never. */
 	a.bytes = P(100);
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 4);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 4);
 	check_span(&out[3], 1, 0, 2, P(0), P(3), P(3), 3);
 
 	/* From tier 1: D alone. */
 	a.from_tier = 1;
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 1);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 1);
 	check_span(&out[0], 1, 1, 2, P(9), P(10), P(1), 0);
 
 	/* Out of room: what fit stays. */
 	a.from_tier = 0;
 	a.bytes = P(7);
 	memset(out, 0, sizeof(out));
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, 2), -E2BIG);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, 2), -E2BIG);
 	check_span(&out[0], 1, 0, 2, P(5), P(9), P(4), 0);
 	check_span(&out[1], 1, 0, 2, P(10), P(12), P(2), 0);
 	CHECK_EQ_U64(out[2].bytes, 0);
 
 	/* Nothing observed: nothing to aim at. */
-	CHECK_EQ_INT(tierd_damos_spans(&a, NULL, out, SPANS_MAX), 0);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, NULL, NULL, 0, out, SPANS_MAX), 0);
 	hot.nr_regions = 0;
-	CHECK_EQ_INT(tierd_damos_spans(&a, &hot, out, SPANS_MAX), 0);
+	CHECK_EQ_INT(tierd_damos_spans_after(&a, &hot, NULL, 0, out, SPANS_MAX), 0);
 }
 
 struct build {
