@@ -7,7 +7,7 @@
  * usage: work --hot MIB [--cold MIB] [--hot2 MIB] [--hot-node N]
  *             [--cold-node N] [--hot2-node N] [--move-after SEC]
  *             [--duration SEC] [--report-ms MS] [--cpu N] [--no-sleeper]
- *             [--seed N]
+ *             [--seed N] [--nice N]
  *
  * Sets: hot set A (--hot), the cold set (--cold) and hot set B (--hot2).
  * A set with a node is bound to it (MPOL_BIND) while it is first touched,
@@ -35,7 +35,8 @@
  * Every page holds a pattern of (set, page index, seed) except word 0, the
  * counter the hot loop writes. TCG needs the hot loop and a sleeper on the
  * same CPU (--cpu, default 0) so DAMON sees accesses (docs/vm.md, "accessed
- * bits"); --no-sleeper drops the sleeper. */
+ * bits"); --no-sleeper drops the sleeper. --nice N lowers the priority of
+ * all of it, for scenarios whose hot loops would starve tierd. */
 #include <errno.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -53,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,7 @@
 #define QUERY_BATCH 4096    /* pages per move_pages query: bounded arrays */
 #define DEFAULT_REPORT_MS 1000
 #define DEFAULT_CPU 0       /* node 0 holds the VM's CPUs (docs/vm.md) */
+#define NICE_LOWEST 19      /* the lowest priority a nice value gives (setpriority(2)) */
 #define SLEEPER_US 1000     /* docs/vm.md's sleeper: usleep(1000) forever */
 #define DEFAULT_SEED 1
 #define COUNTER_WORD 0      /* the hot loop's word, outside the pattern */
@@ -94,6 +97,7 @@ struct opts {
 	int cpu;
 	bool sleeper;
 	uint64_t seed;
+	int nice;
 };
 
 struct set {
@@ -116,7 +120,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: work --hot MIB [--cold MIB] [--hot2 MIB] [--hot-node N] "
 		"[--cold-node N] [--hot2-node N] [--move-after SEC] [--duration SEC] "
-		"[--report-ms MS] [--cpu N] [--no-sleeper] [--seed N]\n");
+		"[--report-ms MS] [--cpu N] [--no-sleeper] [--seed N] [--nice N]\n");
 }
 
 static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -159,7 +163,7 @@ static long now_ms(void)
 
 enum opt_id {
 	OPT_HOT = 256, OPT_COLD, OPT_HOT2, OPT_HOT_NODE, OPT_COLD_NODE, OPT_HOT2_NODE,
-	OPT_MOVE_AFTER, OPT_DURATION, OPT_REPORT_MS, OPT_CPU, OPT_NO_SLEEPER, OPT_SEED,
+	OPT_MOVE_AFTER, OPT_DURATION, OPT_REPORT_MS, OPT_CPU, OPT_NO_SLEEPER, OPT_SEED, OPT_NICE,
 };
 
 static const struct option long_opts[] = {
@@ -175,6 +179,7 @@ static const struct option long_opts[] = {
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "no-sleeper", no_argument, NULL, OPT_NO_SLEEPER },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "nice", required_argument, NULL, OPT_NICE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -215,6 +220,10 @@ static int apply_opt(struct opts *o, int id, const char *arg)
 	case OPT_SEED:
 		r = vm_parse_num(arg, 0, ULONG_MAX, &v);
 		o->seed = v;
+		break;
+	case OPT_NICE:
+		r = vm_parse_num(arg, 0, NICE_LOWEST, &v);
+		o->nice = (int)v;
 		break;
 	default:
 		r = -EINVAL;
@@ -532,6 +541,12 @@ int main(int argc, char **argv)
 	r = -pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	if (r < 0)
 		goto out;
+	/* Before any thread or child: they inherit it. */
+	if (o.nice && setpriority(PRIO_PROCESS, 0, o.nice) < 0) {
+		r = -errno;
+		fprintf(stderr, "work: nice %d: %s\n", o.nice, strerror(errno));
+		goto out;
+	}
 	emit("pid %d\n", (int)getpid());
 	w.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	w.page_words = w.page_size / sizeof(uint64_t);

@@ -47,6 +47,10 @@ else
 	*) no "systemd: DAMON beside a foreign kdamond: got '$(res damon_with_foreign)', expected degraded" ;;
 	esac
 	expect_eq "$(res foreign_after_stop)" "on same-pid" "systemd: the foreign kdamond untouched by stop"
+	# The foreign user turned DAMON_STAT off to run its kdamond (7.3): tierd
+	# found it off and leaves it so.
+	expect_eq "$(res damon_stat_with_foreign)" "$(res damon_stat_before | sed 's/Y/N/')" \
+		"systemd: DAMON_STAT as the foreign user left it, after stop"
 	expect_eq "$(res settings_final)" "$(res settings_before)" "systemd: kernel settings after the foreign run"
 	expect_eq "$(res failed_units)" "" "systemd: failed units"
 	# Crash-safe state, honest reload, metrics that cannot lie (issue 13).

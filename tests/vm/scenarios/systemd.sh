@@ -40,7 +40,8 @@ kdamonds() {
 kthreads() { pgrep -c '^kdamond' || true; }
 # DAMON_STAT (a module Debian's 7.3 turns on at boot): tierd stops it while
 # it runs and turns it on again when it stops. "-" where there is none.
-damon_stat() { cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo -; }
+STAT=/sys/module/damon_stat/parameters/enabled
+damon_stat() { cat $STAT 2>/dev/null || echo -; }
 damon_line() { tierctl status 2>&1 | sed -n 's/^DAMON: //p' | head -n 1; }
 # wait_for SECONDS COMMAND...: polls every second; 0 when it held in time.
 wait_for() {
@@ -161,6 +162,10 @@ printf 0 >$D/nr_kdamonds 2>/dev/null
 sleep 600 &
 sleeper=$!
 w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
+# DAMON_STAT's kdamond excludes any other (7.3): the foreign user turns it
+# off first, as it would have to.
+stat_found=$(damon_stat)
+[ "$stat_found" = Y ] && w N $STAT
 w 1 $D/nr_kdamonds
 w 1 $D/0/contexts/nr_contexts
 w vaddr $D/0/contexts/0/operations
@@ -179,9 +184,11 @@ echo "RESULT foreign_while_running $(foreign_state)"
 echo "RESULT damon_with_foreign $(damon_line)"
 systemctl stop tierd
 echo "RESULT foreign_after_stop $(foreign_state)"
+echo "RESULT damon_stat_with_foreign $(damon_stat)"
 echo "RESULT settings_final $(settings)"
 w off $D/0/state
 kill $sleeper
+[ "$stat_found" = Y ] && w Y $STAT
 
 echo "RESULT failed_units $(systemctl list-units --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
 echo "EXIT 0"
