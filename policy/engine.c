@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "pool_need.h"
 #include "strategy.h"
 #include "units.h"
 #include "util.h"
@@ -27,8 +28,7 @@ struct cgroup_state {
 	uint64_t period_used_bytes;
 	bool seen;
 	unsigned missed;                 /* ticks in a row it was not planned for */
-	uint64_t need[TIERD_POOL_NEED_ROUNDS]; /* pool mode: last rounds' needs */
-	unsigned need_next;              /* where the next one goes */
+	struct tierd_pool_need need;     /* pool mode: its last readings */
 };
 
 struct tierd_engine {
@@ -142,36 +142,21 @@ static void measure(const struct tierd_topology *topo, const struct tierd_engine
 	}
 }
 
-/* Bytes of memory a cgroup's hotness shows in use (regions seen accessed);
- * without observations, what it holds on the fast tier. */
-static uint64_t measured_need(const struct tierd_engine_cgroup *cg,
-			      const struct tierd_cgroup_standing *st)
+/* Bytes of memory a cgroup's hotness showed in use over its last readings
+ * (pool_need.h); without any, what it holds on the fast tier. */
+static int measured_need(struct cgroup_state *s, const struct tierd_engine_cgroup *cg,
+			 const struct tierd_cgroup_standing *st, uint64_t *ret_bytes)
 {
-	uint64_t need = 0;
+	int r = tierd_pool_need_update(&s->need, cg->hot, ret_bytes);
 
-	if (!cg->hot || !cg->hot->nr_regions)
-		return st->tiers[0].anon_bytes + st->tiers[0].file_bytes;
-	for (size_t i = 0; i < cg->hot->nr_regions; i++)
-		if (cg->hot->regions[i].nr_accesses)
-			need += cg->hot->regions[i].end - cg->hot->regions[i].start;
-	return need;
+	if (r < 0)
+		return r;
+	if (!*ret_bytes && (!cg->hot || !cg->hot->nr_regions))
+		*ret_bytes = st->tiers[0].anon_bytes + st->tiers[0].file_bytes;
+	return 0;
 }
 
 static struct cgroup_state *find_state(const struct tierd_engine *e, uint64_t id);
-
-/* Records this tick's need of a pool member and returns the largest of the
- * last TIERD_POOL_NEED_ROUNDS: a hot region that one aggregation missed
- * still counts, as a page does in HMM-V's rounds. */
-static uint64_t need_over_rounds(struct cgroup_state *s, uint64_t need)
-{
-	uint64_t most = 0;
-
-	s->need[s->need_next] = need;
-	s->need_next = (s->need_next + 1) % TIERD_POOL_NEED_ROUNDS;
-	for (size_t i = 0; i < TIERD_POOL_NEED_ROUNDS; i++)
-		most = tierd_max_u64(most, s->need[i]);
-	return most;
-}
 
 /* Pool members share tier 0 by need; island members keep fixed shares. */
 static int pool_shares(struct tierd_engine *e, const struct tierd_engine_input *in,
@@ -204,8 +189,10 @@ static int pool_shares(struct tierd_engine *e, const struct tierd_engine_input *
 		if (in->cgroups[c].policy->sharing != TIERD_SHARING_POOL)
 			continue;
 		initial[k] = st->tiers[0].has_max ? st->tiers[0].max_bytes : free_share;
-		need[k] = need_over_rounds(find_state(e, in->cgroups[c].obs->id),
-					   measured_need(&in->cgroups[c], st));
+		r = measured_need(find_state(e, in->cgroups[c].obs->id), &in->cgroups[c], st,
+				  &need[k]);
+		if (r < 0)
+			goto out;
 		k++;
 	}
 	tierd_pool_shares(n, initial, need, TIERD_POOL_FLOOR_PMY, share);
@@ -495,6 +482,7 @@ static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 		s->missed = s->seen ? 0 : s->missed + 1;
 		if (s->missed > ENGINE_STATE_GRACE_TICKS) {
 			state_reset(s);
+			tierd_pool_need_free(&s->need);
 			continue;
 		}
 		s->seen = false;
@@ -591,8 +579,10 @@ void tierd_engine_free(struct tierd_engine *e)
 {
 	if (!e)
 		return;
-	for (size_t i = 0; i < e->nr; i++)
+	for (size_t i = 0; i < e->nr; i++) {
 		state_reset(&e->cgroups[i]);
+		tierd_pool_need_free(&e->cgroups[i].need);
+	}
 	free(e->cgroups);
 	free(e);
 }

@@ -153,11 +153,6 @@ void tierd_pool_shares(size_t n, const uint64_t *initial, const uint64_t *need,
 		       uint32_t floor_pmy, uint64_t *share);
 /* HMM-V's pool floor: 75% of the initial share. */
 #define TIERD_POOL_FLOOR_PMY 7500u
-/* A member's need is the largest measured in its last 8 ticks: HMM-V §3.2
- * classifies pages after 8 rounds of monitoring, and one DAMON aggregation
- * can miss a region that is hot (seen in the VM: /big's need read 474 MiB
- * for 4 of 11 ticks against 629 MiB the others). */
-#define TIERD_POOL_NEED_ROUNDS 8
 
 const char *tierd_reason_name(enum tierd_reason r);
 

@@ -16,6 +16,7 @@
 #include "../policy/engine.h"
 #include "../policy/strategy_params.h"
 #include "../config/json_locate.h"
+#include "../policy/pool_need.h"
 #include "../policy/units.h"
 
 TIERD_TEST_MAIN_COUNTS;
@@ -353,10 +354,10 @@ static void test_pool_capped_by_max(void)
 	tierd_engine_free(e);
 }
 
-/* A pool member's need is the largest of its last TIERD_POOL_NEED_ROUNDS
- * ticks: one reading that missed hot regions does not take its share away
- * (the VM's pool scenario flapped 628/474 MiB so); a need that stays
- * lower is followed once the rounds have passed. */
+/* A pool member's need covers what its last TIERD_POOL_NEED_ROUNDS
+ * readings saw accessed: one reading that missed hot regions does not take
+ * its share away (the VM's pool scenario flapped 628/474 MiB so); a need
+ * that stays lower is followed once the rounds have passed. */
 static void test_pool_need_rounds(void)
 {
 	const uint64_t free_bytes[4] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
@@ -399,6 +400,46 @@ static void test_pool_need_rounds(void)
 	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 450 * MIB);
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
+}
+
+/* The need is the union of the rounds, not the largest: a hot set whose
+ * halves are seen accessed in turn needs all of it; overlaps count once;
+ * regions come in any order (one tier's after another's). */
+static void test_pool_need_union(void)
+{
+	struct tierd_region r[3];
+	struct tierd_hotness hot = { .regions = r };
+	struct tierd_pool_need n = { 0 };
+	uint64_t bytes = 0;
+
+	r[0] = (struct tierd_region){ .start = 300 * MIB, .end = 400 * MIB, .nr_accesses = 2 };
+	r[1] = (struct tierd_region){ .start = 0, .end = 100 * MIB, .nr_accesses = 1 };
+	r[2] = (struct tierd_region){ .start = 100 * MIB, .end = 300 * MIB, .nr_accesses = 0 };
+	hot.nr_regions = 3;
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 200 * MIB);
+	r[0].nr_accesses = r[1].nr_accesses = 0;
+	r[2].nr_accesses = 3;
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	/* [50M, 350M) overlaps all three: still 400M. */
+	r[0] = (struct tierd_region){ .start = 50 * MIB, .end = 350 * MIB, .nr_accesses = 1 };
+	hot.nr_regions = 1;
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	/* Nothing accessed for the remaining rounds: the first two readings
+	 * drop out in turn, [50M, 350M) last. */
+	hot.nr_regions = 0;
+	for (int i = 3; i < TIERD_POOL_NEED_ROUNDS; i++)
+		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 300 * MIB);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 300 * MIB);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 0);
+	tierd_pool_need_free(&n);
 }
 
 /* A strategy's proposals go through the engine: the linux baseline promotes
@@ -781,6 +822,7 @@ int main(void)
 	test_engine_strategy();
 	test_pool_capped_by_max();
 	test_pool_need_rounds();
+	test_pool_need_union();
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();
