@@ -142,7 +142,9 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *features, c
  * what an exclusive DAMON user the module probe did not know gives (try
  * again later); -EINVAL
  * for a bad spec; -EIO when the kdamond is not "on" afterwards; other
- * -errno from sysfs. On failure the kdamonds created are removed again. */
+ * -errno from sysfs. On failure the kdamonds created are removed again;
+ * when that fails too, d->nr_kdamonds still counts them, for a
+ * tierd_damon_stop before the next start. */
 int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
 		      struct tierd_damon *d, char *err, size_t err_size);
 

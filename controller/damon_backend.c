@@ -81,8 +81,15 @@ static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries,
 			   const struct tierd_logger *log)
 {
 	char err[TIERD_ERR_MAX] = "";
-	int r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, err, sizeof(err));
+	int r = 0;
 
+	/* A failed start whose clean-up failed too (sysfs busy: seen on 6.12)
+	 * left tierd's own kdamonds behind: removed first, or this start would
+	 * take them for someone else's and give DAMON up for good. */
+	if (b->kd.nr_kdamonds && !b->kd.running && tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
+		r = -EAGAIN;
+	if (r == 0)
+		r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, err, sizeof(err));
 	b->start_pending = r == -EAGAIN;
 	if (r == -EBUSY) {
 		set_mode(b, TIERD_DAMON_DEGRADED, err);

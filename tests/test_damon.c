@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../controller/damon.h"
+#include "../controller/damon_backend.h"
 #include "check.h"
 #include "tmptree.h"
 
@@ -619,6 +621,40 @@ static void test_commit_ctx(const char *root)
 	CHECK_EQ_STR(err, want);
 }
 
+/* A start whose clean-up failed too (DAMON sysfs busy: seen on 6.12 in the
+ * pool scenario) leaves tierd's kdamond behind, off; the retry removes it
+ * first, where it used to call it someone else's and give DAMON up. */
+static void test_retry_after_failed_cleanup(const char *root)
+{
+	struct tierd_damon_backend b = { 0 };
+	struct tierd_migration_stats stats = { 0 };
+	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
+	struct tierd_logger log = { .target = TIERD_LOG_TARGET_STDERR, .level = TIERD_LOG_ERR };
+
+	fake_tree(root, "1\n");
+	fake_kdamond(0, 2, 2);
+	b.spec = calloc(1, sizeof(*b.spec));
+	b.batch = calloc(1, sizeof(*b.batch));
+	b.slot_cgroup_id = calloc(TIERD_DAMON_MAX_ACTIONS, sizeof(*b.slot_cgroup_id));
+	if (!b.spec || !b.batch || !b.slot_cgroup_id)
+		abort();
+	example_spec(b.spec);
+	b.spec->contexts[0].nr_schemes = 1;
+	b.spec->contexts[0].schemes[0] = b.spec->contexts[0].schemes[1];
+	snprintf(b.root, sizeof(b.root), "%s", root);
+	snprintf(b.kd.admin, sizeof(b.kd.admin), "%s", admin);
+	b.kd.nr_kdamonds = 1;
+	b.state.damon = TIERD_DAMON_FAILED;
+	b.start_pending = true;
+	tierd_damon_backend_collect(&b, 1, &stats, moved, &log);
+	CHECK_EQ_INT(b.state.damon, TIERD_DAMON_RUNNING);
+	CHECK_EQ_INT(b.start_pending, 0);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1");
+	CHECK(b.kd.running);
+	tierd_damon_backend_stop(&b, &log);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+}
+
 int main(void)
 {
 	char root[TMPTREE_DIR_MAX];
@@ -633,6 +669,7 @@ int main(void)
 	test_addr_filters(root);
 	test_stats_and_state(root);
 	test_commit_ctx(root);
+	test_retry_after_failed_cleanup(root);
 	tmptree_rm(root, "");
 	return tierd_test_finish();
 }
