@@ -322,36 +322,50 @@ static void test_engine(void)
 	}
 }
 
-/* In pool mode a tier-0 max stays a hard cap on the pool share. */
-static void test_pool_capped_by_max(void)
-{
-	const uint64_t free_bytes[4] = { 0, 1 * GIB, 1 * GIB, 1 * GIB };
+/* Cgroups a and b (obs ids 1 and 2), both in the pool, no tier budgets,
+ * over four 1 GiB tiers with free[t] bytes free, and an engine. */
+struct pool_rig {
 	struct tierd_topology topo;
-	struct tierd_cgroup_obs obs[2] = { { .id = 1 }, { .id = 2 } };
+	struct tierd_cgroup_obs obs[2];
 	struct tierd_policy pol[2];
 	struct tierd_engine_cgroup cg[2];
 	struct tierd_engine_input in;
 	struct tierd_engine *e;
 	struct tierd_plan plan;
+};
 
-	four_tiers(&topo, free_bytes);
-	obs[0].anon_bytes[0] = 300 * MIB;
-	pol[0] = budget_policy("a", 100 * MIB);
-	pol[1] = budget_policy("b", 0);
-	pol[1].nr_tiers = 0;
+static void pool_rig_init(struct pool_rig *r, const uint64_t *free_bytes)
+{
+	memset(r, 0, sizeof(*r));
+	four_tiers(&r->topo, free_bytes);
 	for (int i = 0; i < 2; i++) {
-		pol[i].sharing = TIERD_SHARING_POOL;
-		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
+		r->obs[i].id = (uint64_t)i + 1;
+		r->pol[i] = budget_policy(i ? "b" : "a", 0);
+		r->pol[i].nr_tiers = 0;
+		r->pol[i].sharing = TIERD_SHARING_POOL;
+		r->cg[i] = (struct tierd_engine_cgroup){ .obs = &r->obs[i], .policy = &r->pol[i] };
 	}
-	CHECK_EQ_INT(tierd_engine_new(&e), 0);
-	in = engine_input(&topo, cg, 2, 1000, 1 * GIB);
-	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	r->in = engine_input(&r->topo, r->cg, 2, 1000, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_new(&r->e), 0);
+}
+
+/* In pool mode a tier-0 max stays a hard cap on the pool share. */
+static void test_pool_capped_by_max(void)
+{
+	const uint64_t free_bytes[4] = { 0, 1 * GIB, 1 * GIB, 1 * GIB };
+	struct pool_rig r;
+
+	pool_rig_init(&r, free_bytes);
+	r.obs[0].anon_bytes[0] = 300 * MIB;
+	r.pol[0] = budget_policy("a", 100 * MIB);
+	r.pol[0].sharing = TIERD_SHARING_POOL;
+	CHECK_EQ_INT(tierd_engine_plan(r.e, &r.in, &r.plan), 0);
 	/* Pool 100M + 512M; floors 75M and 384M; a wants 225M above its floor
 	 * and gets the 153M left (228M), capped at its 100M max. */
-	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 100 * MIB);
-	CHECK_EQ_U64(plan.standings[1].share_bytes[0], 384 * MIB);
-	tierd_plan_free(&plan);
-	tierd_engine_free(e);
+	CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 100 * MIB);
+	CHECK_EQ_U64(r.plan.standings[1].share_bytes[0], 384 * MIB);
+	tierd_plan_free(&r.plan);
+	tierd_engine_free(r.e);
 }
 
 /* A pool member's need covers what its last TIERD_POOL_NEED_ROUNDS
@@ -363,43 +377,29 @@ static void test_pool_need_rounds(void)
 	const uint64_t free_bytes[4] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
 	struct tierd_region hot_region = { .start = 0, .end = 600 * MIB, .nr_accesses = 5 };
 	struct tierd_hotness hot = { .nr_regions = 1, .regions = &hot_region };
-	struct tierd_topology topo;
-	struct tierd_cgroup_obs obs[2] = { { .id = 1 }, { .id = 2 } };
-	struct tierd_policy pol[2];
-	struct tierd_engine_cgroup cg[2];
-	struct tierd_engine_input in;
-	struct tierd_engine *e;
-	struct tierd_plan plan;
+	struct pool_rig r;
 
-	four_tiers(&topo, free_bytes);
-	for (int i = 0; i < 2; i++) {
-		pol[i] = budget_policy(i ? "b" : "a", 0);
-		pol[i].nr_tiers = 0;
-		pol[i].sharing = TIERD_SHARING_POOL;
-		cg[i] = (struct tierd_engine_cgroup){ .obs = &obs[i], .policy = &pol[i] };
-	}
-	cg[0].hot = &hot;
-	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	pool_rig_init(&r, free_bytes);
+	r.cg[0].hot = &hot;
 	/* Pool 1G, floors 384M each; a needs 600M and gets it. */
-	in = engine_input(&topo, cg, 2, 1000, 1 * GIB);
-	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 600 * MIB);
-	CHECK_EQ_U64(plan.standings[1].share_bytes[0], 384 * MIB);
-	tierd_plan_free(&plan);
+	CHECK_EQ_INT(tierd_engine_plan(r.e, &r.in, &r.plan), 0);
+	CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 600 * MIB);
+	CHECK_EQ_U64(r.plan.standings[1].share_bytes[0], 384 * MIB);
+	tierd_plan_free(&r.plan);
 	/* A reading that saw only 450M hot: the share holds for 7 more ticks,
 	 * then follows. */
 	hot_region.end = 450 * MIB;
 	for (int tick = 1; tick < TIERD_POOL_NEED_ROUNDS; tick++) {
-		in.now_usec += TIERD_USEC_PER_SEC;
-		CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-		CHECK_EQ_U64(plan.standings[0].share_bytes[0], 600 * MIB);
-		tierd_plan_free(&plan);
+		r.in.now_usec += TIERD_USEC_PER_SEC;
+		CHECK_EQ_INT(tierd_engine_plan(r.e, &r.in, &r.plan), 0);
+		CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 600 * MIB);
+		tierd_plan_free(&r.plan);
 	}
-	in.now_usec += TIERD_USEC_PER_SEC;
-	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	CHECK_EQ_U64(plan.standings[0].share_bytes[0], 450 * MIB);
-	tierd_plan_free(&plan);
-	tierd_engine_free(e);
+	r.in.now_usec += TIERD_USEC_PER_SEC;
+	CHECK_EQ_INT(tierd_engine_plan(r.e, &r.in, &r.plan), 0);
+	CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 450 * MIB);
+	tierd_plan_free(&r.plan);
+	tierd_engine_free(r.e);
 }
 
 /* The need is the union of the rounds, not the largest: a hot set whose
