@@ -27,7 +27,11 @@ void tierd_diags_add(struct tierd_diags *diags, const char *file, int line, int 
 	d = &diags->items[diags->nr++];
 	d->line = line;
 	d->column = column;
-	if (key && *key)
+	/* Line 0: about the file as a whole (unreadable, refused), no place
+	 * in it to point at. */
+	if (line == 0)
+		n = snprintf(d->message, sizeof(d->message), "%s: ", file);
+	else if (key && *key)
 		n = snprintf(d->message, sizeof(d->message), "%s:%d:%d: %s: ", file, line, column, key);
 	else
 		n = snprintf(d->message, sizeof(d->message), "%s:%d:%d: ", file, line, column);

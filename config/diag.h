@@ -10,7 +10,7 @@
 
 struct tierd_diag {
 	int line, column;
-	char message[TIERD_DIAG_MSG_MAX]; /* "FILE:LINE:COL: KEY: expected ..." */
+	char message[TIERD_DIAG_MSG_MAX]; /* "FILE:LINE:COL: KEY: expected ..." or "FILE: ..." */
 };
 
 struct tierd_diags {
@@ -20,8 +20,9 @@ struct tierd_diags {
 	int oom;                          /* an error could not be recorded */
 };
 
-/* Records "file:line:col: key: message". key may be NULL or "" for errors
- * about the document itself. Never fails: on allocation failure it sets
+/* Records "file:line:col: key: message", or "file: message" for line 0
+ * (the file as a whole). key may be NULL or "" for errors about the
+ * document itself. Never fails: on allocation failure it sets
  * diags->oom and drops the message. */
 void tierd_diags_add(struct tierd_diags *diags, const char *file, int line, int column,
 		     const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

@@ -5,7 +5,7 @@
  *   pid 1234
  *   generation 3
  *   result refused
- *   message /etc/tierd/policies.d/x.json:0:0: refused: writable by group ...
+ *   message /etc/tierd/policies.d/x.json: refused: writable by group ...
  *
  * `tierctl reload` (the unit's ExecReload=) reads the generation, sends
  * SIGHUP, and waits for the next one, so `systemctl reload tierd` fails

@@ -27,7 +27,7 @@ else
 	expect_eq "$(res reload_fixed_rc)" 0 "systemd: reload after the bad file is gone"
 	expect_eq "$(res fifo_same_pid)" yes "systemd: a FIFO in policies.d does not hang the reload"
 	expect_eq "$(res validate_fifo_rc)" 1 "systemd: tierctl validate refuses a FIFO, without waiting"
-	expect_eq "$(res validate_fifo)" "/etc/tierd/policies.d/50-fifo.json:0:0: refused: not a regular file (a FIFO)" "systemd: tierctl validate names the file and the rule"
+	expect_eq "$(res validate_fifo)" "/etc/tierd/policies.d/50-fifo.json: refused: not a regular file (a FIFO)" "systemd: tierctl validate names the file and the rule"
 	expect_eq "$(res watchdog_restarted | cut -d' ' -f1)" 0 "systemd: restarted after the watchdog"
 	expect_range "$(res watchdog_restarted | cut -d' ' -f2)" 30 120 "systemd: seconds from SIGSTOP to the restart (WatchdogSec 30 s + RestartSec 5 s)"
 	expect_range "$(res watchdog_logged)" 1 10 "systemd: the watchdog timeout in the journal"
