@@ -121,13 +121,13 @@ static int scan_children(struct scanner *s, const char *path, int depth, char cl
 		key_offset = s->pos;
 		if (close == '}') {
 			char *key;
+			size_t *f;
 
 			if (s->text[s->pos] != '"') {
 				r = refuse(s);
 				break;
 			}
 			key = read_key(s);
-			size_t *f;
 
 			if (!key) {
 				r = -ENOMEM;

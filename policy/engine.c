@@ -334,6 +334,13 @@ static void state_reset(struct cgroup_state *s)
 	s->error = 0;
 }
 
+/* A cgroup the engine stops remembering: its state and its pool need. */
+static void state_forget(struct cgroup_state *s)
+{
+	state_reset(s);
+	tierd_pool_need_free(&s->need);
+}
+
 static bool same_params(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
@@ -481,8 +488,7 @@ static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 
 		s->missed = s->seen ? 0 : s->missed + 1;
 		if (s->missed > ENGINE_STATE_GRACE_TICKS) {
-			state_reset(s);
-			tierd_pool_need_free(&s->need);
+			state_forget(s);
 			continue;
 		}
 		s->seen = false;
@@ -579,10 +585,8 @@ void tierd_engine_free(struct tierd_engine *e)
 {
 	if (!e)
 		return;
-	for (size_t i = 0; i < e->nr; i++) {
-		state_reset(&e->cgroups[i]);
-		tierd_pool_need_free(&e->cgroups[i].need);
-	}
+	for (size_t i = 0; i < e->nr; i++)
+		state_forget(&e->cgroups[i]);
 	free(e->cgroups);
 	free(e);
 }

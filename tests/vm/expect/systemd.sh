@@ -36,8 +36,9 @@ else
 	# Threads after stop: as many as before tierd started (DAMON_STAT's own
 	# on 7.3, turned on again), none of tierd's.
 	expect_eq "$(res kdamonds_after_stop)" "0 $(res kthreads_before)" "systemd: no kdamond of tierd's after stop"
-	expect_eq "$(res damon_stat_running) $(res damon_stat_after_kill9)" \
-		"$(res damon_stat_before | sed 's/Y/N/') $(res damon_stat_before | sed 's/Y/N/')" \
+	# DAMON_STAT as found, turned off where it was on ("-": no DAMON_STAT).
+	stat_off=$(res damon_stat_before | sed 's/Y/N/')
+	expect_eq "$(res damon_stat_running) $(res damon_stat_after_kill9)" "$stat_off $stat_off" \
 		"systemd: DAMON_STAT off while tierd runs, also after kill -9"
 	expect_eq "$(res damon_stat_after_stop)" "$(res damon_stat_before)" "systemd: DAMON_STAT as found, after stop"
 	expect_eq "$(res foreign_start_rc)" 0 "systemd: start beside a foreign kdamond"
@@ -49,7 +50,7 @@ else
 	expect_eq "$(res foreign_after_stop)" "on same-pid" "systemd: the foreign kdamond untouched by stop"
 	# The foreign user turned DAMON_STAT off to run its kdamond (7.3): tierd
 	# found it off and leaves it so.
-	expect_eq "$(res damon_stat_with_foreign)" "$(res damon_stat_before | sed 's/Y/N/')" \
+	expect_eq "$(res damon_stat_with_foreign)" "$stat_off" \
 		"systemd: DAMON_STAT as the foreign user left it, after stop"
 	expect_eq "$(res settings_final)" "$(res settings_before)" "systemd: kernel settings after the foreign run"
 	expect_eq "$(res failed_units)" "" "systemd: failed units"
