@@ -20,7 +20,7 @@ chroot "$R" dpkg -i /tmp/tierd.deb >"$VM/sdroot-dpkg.log" 2>&1 ||
 	{ cat "$VM/sdroot-dpkg.log" >&2; exit 1; }
 rm "$R/tmp/tierd.deb"
 mkdir -p "$R/scenarios"
-cp tests/vm/scenarios/systemd.sh "$R/scenarios/"
+cp tests/vm/scenarios/lib.sh tests/vm/scenarios/systemd.sh "$R/scenarios/"
 cp tests/vm/systemd/tierd-vmtest.service "$U/"
 ln -sf /etc/systemd/system/tierd-vmtest.service "$U/multi-user.target.wants/tierd-vmtest.service"
 # Nothing else on the console, and no timer waking up under TCG.

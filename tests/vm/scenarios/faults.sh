@@ -41,14 +41,7 @@ echo "RESULT dropped_logged $(grep -c 'cgroup /b is no longer managed' /tmp/tier
 # 2. A kdamond of tierd's turned off by someone else.
 # DAMON's sysfs answers EBUSY while tierd's own commands run: retry.
 P0=/sys/kernel/mm/damon/admin/kdamonds/0/pid
-# Reading pid takes the same lock (trylock: EBUSY, an empty read, while a
-# command of tierd's runs; seen on 7.3): retried like the writes.
-kpid() {
-	j=0
-	until p=$(cat $P0 2>/dev/null) || [ $j -ge 100 ]; do sleep 0.1; j=$((j + 1)); done
-	echo "$p"
-}
-pid_before=$(kpid)
+pid_before=$(damon_read $P0)
 i=0
 until printf '%s' off 2>/dev/null >$K0 || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "RESULT k0_off_written $([ $i -lt 100 ] && echo yes || echo no)"
@@ -56,8 +49,8 @@ i=0
 while ! grep -q 'kdamond 0 (tier 0) was turned off' /tmp/tierd.log && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
 echo "RESULT k0_recovered_s $i"
 sleep 1
-echo "RESULT k0_state $(cat $K0 2>/dev/null)"
-pid_after=$(kpid)
+echo "RESULT k0_state $(damon_read $K0)"
+pid_after=$(damon_read $P0)
 echo "RESULT k0_pids $pid_before $pid_after"
 echo "RESULT k0_new_pid $([ -n "$pid_before" ] && [ "$pid_after" != "$pid_before" ] && [ "$pid_after" -gt 0 ] && echo yes || echo no)"
 echo "RESULT restart_logged $(grep -c 'kdamond 0 (tier 0) was turned off' /tmp/tierd.log)"

@@ -59,7 +59,21 @@ keep_metrics() {
 }
 
 # damon_stat: DAMON_STAT's enabled parameter (Y or N), "absent" without it.
-damon_stat() { cat /sys/module/damon_stat/parameters/enabled 2>/dev/null || echo absent; }
+DAMON_STAT=/sys/module/damon_stat/parameters/enabled
+damon_stat() { cat $DAMON_STAT 2>/dev/null || echo absent; }
+
+# damon_read FILE: a DAMON sysfs file. DAMON's sysfs takes its lock with a
+# trylock, so a read while another of its operations runs (tierd's, for up
+# to a second under TCG: docs/vm.md) fails with EBUSY, an empty read. Retried
+# for 10 s; "?" then.
+damon_read() {
+	n=0
+	until cat "$1" 2>/dev/null; do
+		n=$((n + 1))
+		[ $n -ge 100 ] && { echo "?"; return 1; }
+		sleep 0.1
+	done
+}
 
 # mib BYTES: whole MiB, 0 for an empty value.
 mib() { echo $((${1:-0} / MIB)); }

@@ -7,22 +7,13 @@
 # settings as found before tierd ever started, and a foreign kdamond left
 # alone. Prints RESULT lines; tests/vm/expect/systemd.sh checks them.
 set -u
+. /scenarios/lib.sh
 D=/sys/kernel/mm/damon/admin/kdamonds
 PROM=/var/lib/prometheus/node-exporter/tierd.prom
 POL=/etc/tierd/policies.d
 # The unit's WatchdogSec (30 s) and RestartSec (5 s), and TCG's slowness.
 RESTART_WAIT_SEC=120
 
-# DAMON sysfs answers EBUSY while another of its operations runs (tierd's,
-# for up to a second under TCG: docs/vm.md): reads are retried for 5 s.
-rd() {
-	n=0
-	until cat "$1" 2>/dev/null; do
-		n=$((n + 1))
-		[ $n -ge 50 ] && { echo "?"; return 1; }
-		sleep 0.1
-	done
-}
 settings() {
 	echo "$(cat /proc/sys/kernel/numa_balancing) $(cat /sys/kernel/mm/numa/demotion_enabled)" \
 		"$(cat /proc/sys/kernel/numa_balancing_promote_rate_limit_MBps)"
@@ -30,18 +21,14 @@ settings() {
 main_pid() { systemctl show -p MainPID --value tierd; }
 # "N ON": kdamonds and how many of them are on.
 kdamonds() {
-	n=$(rd $D/nr_kdamonds) on=0 i=0
+	n=$(damon_read $D/nr_kdamonds) on=0 i=0
 	while [ "$i" -lt "$n" ]; do
-		[ "$(rd $D/$i/state)" = on ] && on=$((on + 1))
+		[ "$(damon_read $D/$i/state)" = on ] && on=$((on + 1))
 		i=$((i + 1))
 	done
 	echo "$n $on"
 }
 kthreads() { pgrep -c '^kdamond' || true; }
-# DAMON_STAT (a module Debian's 7.3 turns on at boot): tierd stops it while
-# it runs and turns it on again when it stops. "-" where there is none.
-STAT=/sys/module/damon_stat/parameters/enabled
-damon_stat() { cat $STAT 2>/dev/null || echo -; }
 damon_line() { tierctl status 2>&1 | sed -n 's/^DAMON: //p' | head -n 1; }
 # wait_for SECONDS COMMAND...: polls every second; 0 when it held in time.
 wait_for() {
@@ -78,7 +65,7 @@ wait_for 30 damon_on
 echo "RESULT kdamonds_start $(kdamonds)"
 echo "RESULT settings_running $(settings)"
 echo "RESULT damon_stat_running $(damon_stat)"
-first_kdamond=$(rd $D/0/pid)
+first_kdamond=$(damon_read $D/0/pid)
 
 wait_for 30 scraped_tierd
 scrape >/tmp/scrape
@@ -123,7 +110,7 @@ echo "RESULT watchdog_logged $(journalctl -u tierd | grep -c 'Watchdog timeout')
 wait_for 30 damon_on
 echo "RESULT kdamonds_after_watchdog $(kdamonds)"
 echo "RESULT damon_after_watchdog $(damon_line)"
-echo "RESULT kdamond_new_after_watchdog $([ "$(rd $D/0/pid)" != "$first_kdamond" ] && echo yes || echo no)"
+echo "RESULT kdamond_new_after_watchdog $([ "$(damon_read $D/0/pid)" != "$first_kdamond" ] && echo yes || echo no)"
 
 pid=$(main_pid)
 start=$(date +%s)
@@ -140,7 +127,7 @@ echo "RESULT damon_stat_after_kill9 $(damon_stat)"
 systemctl stop tierd
 echo "RESULT stop_rc $?"
 echo "RESULT settings_after_stop $(settings)"
-echo "RESULT kdamonds_after_stop $(rd $D/nr_kdamonds) $(kthreads)"
+echo "RESULT kdamonds_after_stop $(damon_read $D/nr_kdamonds) $(kthreads)"
 echo "RESULT damon_stat_after_stop $(damon_stat)"
 if [ -e $PROM ]; then
 	echo "RESULT metrics_after_stop present $(sed -n 's/^tierd_up //p' $PROM)"
@@ -154,7 +141,7 @@ echo "RESULT scrape_after_stop $(scrape | grep -c '^tierd_') $(scrape | sed -n '
 # What a stop left behind is cleared by hand first (the stop checks above
 # say whether there was any), so that this part stands on its own.
 i=0
-while [ "$i" -lt "$(rd $D/nr_kdamonds)" ]; do
+while [ "$i" -lt "$(damon_read $D/nr_kdamonds)" ]; do
 	printf off >$D/$i/state 2>/dev/null
 	i=$((i + 1))
 done
@@ -165,17 +152,17 @@ w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
 # DAMON_STAT's kdamond excludes any other (7.3): the foreign user turns it
 # off first, as it would have to.
 stat_found=$(damon_stat)
-[ "$stat_found" = Y ] && w N $STAT
+[ "$stat_found" = Y ] && w N $DAMON_STAT
 w 1 $D/nr_kdamonds
 w 1 $D/0/contexts/nr_contexts
 w vaddr $D/0/contexts/0/operations
 w 1 $D/0/contexts/0/targets/nr_targets
 w $sleeper $D/0/contexts/0/targets/0/pid_target
 w on $D/0/state
-foreign=$(rd $D/0/pid)
+foreign=$(damon_read $D/0/pid)
 foreign_state() {
-	[ "$(rd $D/nr_kdamonds)" = 1 ] && [ "$(rd $D/0/pid)" = "$foreign" ] &&
-		echo "$(rd $D/0/state) same-pid" || echo "$(kdamonds) other"
+	[ "$(damon_read $D/nr_kdamonds)" = 1 ] && [ "$(damon_read $D/0/pid)" = "$foreign" ] &&
+		echo "$(damon_read $D/0/state) same-pid" || echo "$(kdamonds) other"
 }
 systemctl start tierd
 echo "RESULT foreign_start_rc $?"
@@ -188,7 +175,7 @@ echo "RESULT damon_stat_with_foreign $(damon_stat)"
 echo "RESULT settings_final $(settings)"
 w off $D/0/state
 kill $sleeper
-[ "$stat_found" = Y ] && w Y $STAT
+[ "$stat_found" = Y ] && w Y $DAMON_STAT
 
 echo "RESULT failed_units $(systemctl list-units --failed --plain --no-legend | awk '{print $1}' | tr '\n' ' ')"
 echo "EXIT 0"
