@@ -35,7 +35,7 @@ echo "RESULT damon_stat_running $(damon_stat)"
 for n in 0 1 2 3; do echo "RESULT after_node$n $(cgroup_node_mib /budget $n)"; done
 echo "RESULT hot_place $(last_place w hot)"
 echo "RESULT damon_mode $(grep -F 'tierd_damon_mode{' /tmp/tierd.prom | awk '$NF == 1' | sed 's/.*mode="\([a-z]*\)".*/\1/')"
-echo "RESULT kdamonds $(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds)"
+echo "RESULT kdamonds $(damon_read /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds)"
 echo "RESULT cold_succeeded_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"
 echo "RESULT reclaim_tried $(metric 'tierd_migration_tried_bytes_total{path="memory_reclaim"}')"
 echo "RESULT moved_0_3_mib $(mib "$(metric 'tierd_migrated_bytes_total{from_tier="0",to_tier="3"}')")"
