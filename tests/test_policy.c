@@ -247,7 +247,9 @@ static void test_single_quotes(void)
 {
 	static const char key[] = "{\n  'name': \"a\"\n}";
 	static const char nested[] = "{\"name\": \"a\", \"match\": {'path': \"/x\"}}";
+	static const char config[] = "{\"log_level\": \"info\", 'bpf': false}";
 	struct tierd_diags diags = { 0 };
+	struct tierd_config cfg;
 	struct tierd_policy p;
 
 	CHECK_EQ_INT(tierd_policy_parse("q.json", key, sizeof(key) - 1, &p, &diags), -EINVAL);
@@ -259,6 +261,14 @@ static void test_single_quotes(void)
 	CHECK_EQ_INT(diags.nr, 1);
 	CHECK_EQ_STR(diags.items[0].message,
 		     "q.json:1:25: invalid JSON: expected a string in double quotes");
+	tierd_diags_free(&diags);
+	/* tierd.json goes through the same scanner. */
+	tierd_config_defaults(&cfg);
+	CHECK_EQ_INT(tierd_config_parse("c.json", config, sizeof(config) - 1, &cfg, &diags), -EINVAL);
+	CHECK_EQ_INT(diags.nr, 1);
+	CHECK_EQ_STR(diags.items[0].message,
+		     "c.json:1:23: invalid JSON: expected a string in double quotes");
+	CHECK(cfg.bpf);
 	tierd_diags_free(&diags);
 }
 
