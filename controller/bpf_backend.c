@@ -276,8 +276,7 @@ static size_t first_of(const struct tierd_bpf_backend *b, uint64_t id)
 }
 
 void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
-			    size_t nr, struct tierd_hotness *hot,
-			    struct tierd_bpf_cgroup_counts *counts, bool *managed)
+			    size_t nr, struct tierd_hotness *hot)
 {
 	struct tierd_bpf_migrations migrations[TIERD_BPF_NR_REASONS];
 	struct tierd_bpf_tick_sample *swap;
@@ -307,14 +306,21 @@ void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engi
 		uint64_t id = cgroups[c].obs->id;
 		size_t first = k;
 
-		managed[c] = find_managed(b, id) != NULL;
-		if (managed[c])
-			read_counts(b, id, &counts[c]);
 		for (size_t i = first_of(b, id); i < b->nr_tick && b->tick[i].cgroup_id == id; i++)
 			b->tick_samples[k++] = b->tick[i].sample;
 		hot[c].samples = k > first ? b->tick_samples + first : NULL;
 		hot[c].nr_samples = k - first;
 	}
+}
+
+bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
+			      struct tierd_bpf_cgroup_counts *counts)
+{
+	memset(counts, 0, sizeof(*counts));
+	if (b->state.mode != TIERD_BPF_RUNNING || !find_managed(b, cgroup_id))
+		return false;
+	read_counts(b, cgroup_id, counts);
+	return true;
 }
 
 struct promote_log {

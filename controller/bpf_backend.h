@@ -64,12 +64,15 @@ void tierd_bpf_backend_drain(struct tierd_bpf_backend *b);
 
 /* Per tick, before planning: the sampler's map follows cgroups[0..nr)
  * (new cgroups managed, gone ones dropped, buckets from their policies'
- * "sampling"), managed[c] says whether cgroup c is sampled and counts[c]
- * gets its counters, and hot[c] the samples drained since the last tick,
+ * "sampling"), and hot[c] gets the samples drained since the last tick,
  * valid until the next call. */
 void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engine_cgroup *cgroups,
-			    size_t nr, struct tierd_hotness *hot,
-			    struct tierd_bpf_cgroup_counts *counts, bool *managed);
+			    size_t nr, struct tierd_hotness *hot);
+
+/* Whether the running sampler samples cgroup_id; *counts gets its counters
+ * then, zeros otherwise. */
+bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
+			      struct tierd_bpf_cgroup_counts *counts);
 
 /* Carries out plan's promotions of sampled pages; adds to stats. */
 void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,

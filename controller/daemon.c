@@ -297,18 +297,40 @@ static void profile_periods(const struct tierd_daemon *d, const struct tierd_obs
 /* What DAMON and the BPF sampler saw and what the last migrations did,
  * into each cgroup's hotness and feedback, and the sampler's counters into
  * counts[] and sampled[]. */
-static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *obs,
-			     const struct tierd_damon_moved *moved, size_t nr_moved,
-			     struct tierd_feedback *fb, struct tierd_bpf_cgroup_counts *counts,
-			     bool *sampled)
+/* What one tick carries from sensing through publishing. Zeroed at the
+ * start, so tick_done() frees whatever the steps got to. */
+struct tick {
+	uint64_t start_usec, cpu_start_usec;
+	uint64_t engine_usec, engine_cpu_usec;
+	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
+	size_t nr_moved;
+	struct tierd_observation obs;
+	struct tierd_feedback *feedback; /* per managed cgroup: last tick's migrations */
+	struct tierd_engine_input in;
+	struct tierd_plan plan;
+	struct tierd_report rep;
+};
+
+static void tick_done(struct tick *tk)
 {
+	tierd_report_free(&tk->rep);
+	tierd_plan_free(&tk->plan);
+	free(tk->feedback);
+	tierd_observation_free(&tk->obs);
+}
+
+/* Sense, kernel side: feedback on last tick's migrations, DAMON's regions
+ * attributed to the cgroups, the sampler's samples. */
+static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
+{
+	struct tierd_observation *obs = &tk->obs;
 	char err[TIERD_ERR_MAX] = "";
 	bool have_hot;
 	int r;
 
-	feedback_from(moved, nr_moved, obs->obs, obs->nr, fb);
+	feedback_from(tk->moved, tk->nr_moved, obs->obs, obs->nr, tk->feedback);
 	for (size_t c = 0; c < obs->nr; c++)
-		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &fb[c]);
+		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &tk->feedback[c]);
 	tierd_kernel_side_open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, &d->hotness, err, sizeof(err));
@@ -318,10 +340,9 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 	/* Without room for the cgroups (out of memory) there is no hotness. */
 	have_hot = d->hotness.nr >= obs->nr;
 	if (have_hot)
-		tierd_bpf_backend_tick(&d->bpf, obs->cgroups, obs->nr, d->hotness.hot, counts,
-				       sampled);
+		tierd_bpf_backend_tick(&d->bpf, obs->cgroups, obs->nr, d->hotness.hot);
 	for (size_t c = 0; c < obs->nr; c++) {
-		obs->cgroups[c].feedback = &fb[c];
+		obs->cgroups[c].feedback = &tk->feedback[c];
 		if (!have_hot || (r < 0 && !d->hotness.hot[c].nr_samples))
 			continue;
 		obs->cgroups[c].hot = &d->hotness.hot[c];
@@ -336,24 +357,12 @@ static void read_kernel_side(struct tierd_daemon *d, struct tierd_observation *o
 	}
 }
 
-/* One tick; on failure *ret_step says which step failed. */
-static int tick(struct tierd_daemon *d, const char **ret_step)
+/* Sense: free memory, what DAMON did since the last tick, the managed
+ * cgroups and what the kernel says of them. */
+static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 {
-	uint64_t start = now_usec(CLOCK_MONOTONIC);
-	uint64_t cpu_start = now_usec(CLOCK_PROCESS_CPUTIME_ID), engine_usec, engine_cpu_usec;
-	uint64_t period[TIERD_MAX_TIERS];
-	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
-	size_t nr_moved = 0;
-	struct tierd_feedback *fb = NULL;
-	struct tierd_bpf_cgroup_counts *bpf_counts = NULL;
-	bool *sampled = NULL;
+	char err[TIERD_ERR_MAX] = "";
 	const struct tierd_cgroup_list *listed;
-	struct tierd_observation obs;
-	struct tierd_engine_input in;
-	struct tierd_actuation act;
-	struct tierd_plan plan;
-	struct tierd_report rep;
-	char err[TIERD_ERR_MAX] = "", status[256];
 	int r;
 
 	r = tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err));
@@ -364,8 +373,8 @@ static int tick(struct tierd_daemon *d, const char **ret_step)
 		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
 	d->free_failing = r < 0;
 	if (!d->opts.dry_run) {
-		nr_moved = tierd_damon_backend_collect(&d->damon, start, &d->migrations, moved,
-						       &d->log);
+		tk->nr_moved = tierd_damon_backend_collect(&d->damon, tk->start_usec, &d->migrations,
+							   tk->moved, &d->log);
 		/* A kdamond restarted has a new pid. */
 		(void)tierd_daemon_undo_sync(d);
 	}
@@ -374,87 +383,114 @@ static int tick(struct tierd_daemon *d, const char **ret_step)
 	if (r < 0)
 		return r;
 	*ret_step = "reading the cgroups";
-	r = tierd_observe(&d->fs, listed, d->cgroups.files, &d->topo, &d->policies, &d->log, &obs);
+	r = tierd_observe(&d->fs, listed, d->cgroups.files, &d->topo, &d->policies, &d->log,
+			  &tk->obs);
 	if (r < 0)
 		return r;
 	*ret_step = "allocating the tick's buffers";
-	if (obs.nr) {
-		fb = calloc(obs.nr, sizeof(*fb));
-		bpf_counts = calloc(obs.nr, sizeof(*bpf_counts));
-		sampled = calloc(obs.nr, sizeof(*sampled));
-		if (!fb || !bpf_counts || !sampled) {
-			r = -ENOMEM;
-			goto out_obs;
-		}
+	if (tk->obs.nr) {
+		tk->feedback = calloc(tk->obs.nr, sizeof(*tk->feedback));
+		if (!tk->feedback)
+			return -ENOMEM;
 	}
 	if (!d->opts.dry_run)
-		read_kernel_side(d, &obs, moved, nr_moved, fb, bpf_counts, sampled);
-	in = (struct tierd_engine_input){
-		.now_usec = start,
+		read_kernel_side(d, tk);
+	return 0;
+}
+
+/* Decide: the engine's plan, the report of it, and the change journal. */
+static int decide(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
+{
+	int r;
+
+	tk->in = (struct tierd_engine_input){
+		.now_usec = tk->start_usec,
 		.topo = &d->topo,
 		.global_budget = d->cfg.migration_budget,
-		.nr_cgroups = obs.nr,
-		.cgroups = obs.cgroups,
+		.nr_cgroups = tk->obs.nr,
+		.cgroups = tk->obs.cgroups,
 	};
 	*ret_step = "the engine's plan";
-	engine_usec = now_usec(CLOCK_MONOTONIC);
-	engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID);
-	r = tierd_engine_plan(d->engine, &in, &plan);
+	tk->engine_usec = now_usec(CLOCK_MONOTONIC);
+	tk->engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID);
+	r = tierd_engine_plan(d->engine, &tk->in, &tk->plan);
 	if (r < 0)
-		goto out_obs;
-	engine_usec = now_usec(CLOCK_MONOTONIC) - engine_usec;
-	engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) - engine_cpu_usec;
+		return r;
+	tk->engine_usec = now_usec(CLOCK_MONOTONIC) - tk->engine_usec;
+	tk->engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->engine_cpu_usec;
 	*ret_step = "building the report";
-	r = tierd_report_build(&in, &plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
-			       obs.nr_conflicts, &rep);
-	if (r < 0) {
-		tierd_plan_free(&plan);
-		goto out_obs;
-	}
+	r = tierd_report_build(&tk->in, &tk->plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
+			       tk->obs.nr_conflicts, &tk->rep);
+	if (r < 0)
+		return r;
 	*ret_step = "the change journal";
-	r = log_changes(d, &rep, &obs);
-	if (r < 0) {
-		tierd_plan_free(&plan);
-		tierd_report_free(&rep);
-		goto out_obs;
-	}
-	/* Act last: nothing after this point can fail. */
-	profile_periods(d, &obs, period);
-	act = (struct tierd_actuation){ .in = &in, .plan = &plan, .period_usec = period,
+	return log_changes(d, &tk->rep, &tk->obs);
+}
+
+/* Act: the actuator carries out the plan. Cannot fail. */
+static void act(struct tierd_daemon *d, struct tick *tk)
+{
+	uint64_t period[TIERD_MAX_TIERS];
+	struct tierd_actuation act;
+
+	profile_periods(d, &tk->obs, period);
+	act = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
 					.tick_usec = d->cfg.tick_usec };
 	d->actuator->apply(d->actuator_data, &act);
-	tierd_plan_free(&plan);
-	rep.migrations = d->migrations;
-	rep.backend = d->damon.state;
-	rep.bpf = d->bpf.state;
-	for (size_t c = 0; c < rep.nr_cgroups; c++) {
-		rep.cgroups[c].bpf_sampled = sampled[c];
-		rep.cgroups[c].bpf = bpf_counts[c];
-	}
+}
+
+/* Publish: the report completed with the backends' state, the metrics and
+ * state files, systemd's status line; the report kept for tierctl. */
+static void publish(struct tierd_daemon *d, struct tick *tk)
+{
+	struct tierd_report *rep = &tk->rep;
+	char status[256];
+
+	rep->migrations = d->migrations;
+	rep->backend = d->damon.state;
+	rep->bpf = d->bpf.state;
+	for (size_t c = 0; c < rep->nr_cgroups; c++)
+		rep->cgroups[c].bpf_sampled = tierd_bpf_backend_counts(&d->bpf, tk->obs.obs[c].id,
+								       &rep->cgroups[c].bpf);
 	d->ticks++;
 	if (!d->opts.read_only)
-		export(d, &rep, &obs, now_usec(CLOCK_MONOTONIC) - start);
-	tierd_report_free(&d->last_report);
-	d->last_report = rep;
-
+		export(d, rep, &tk->obs, now_usec(CLOCK_MONOTONIC) - tk->start_usec);
 	/* make bench-scale reads this line (bench/scale/README.md). */
 	tierd_log(&d->log, TIERD_LOG_DEBUG,
 		  "tick %llu: %llu us wall, %llu us cpu; engine %llu us wall, %llu us cpu; %zu cgroups managed",
-		  (unsigned long long)d->ticks, (unsigned long long)(now_usec(CLOCK_MONOTONIC) - start),
-		  (unsigned long long)(now_usec(CLOCK_PROCESS_CPUTIME_ID) - cpu_start),
-		  (unsigned long long)engine_usec, (unsigned long long)engine_cpu_usec, obs.nr);
-	tierd_report_summary(&rep, status, sizeof(status));
+		  (unsigned long long)d->ticks,
+		  (unsigned long long)(now_usec(CLOCK_MONOTONIC) - tk->start_usec),
+		  (unsigned long long)(now_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->cpu_start_usec),
+		  (unsigned long long)tk->engine_usec, (unsigned long long)tk->engine_cpu_usec,
+		  tk->obs.nr);
+	tierd_report_summary(rep, status, sizeof(status));
 	if (!d->ready) {
 		(void)sd_notifyf(0, "READY=1\nSTATUS=%s", status);
 		d->ready = true;
 	} else {
 		(void)sd_notifyf(0, "STATUS=%s", status);
 	}
-out_obs:
-	free(sampled);
-	free(bpf_counts);
-	free(fb);
-	tierd_observation_free(&obs);
+	tierd_report_free(&d->last_report);
+	d->last_report = *rep;
+	*rep = (struct tierd_report){ 0 };
+}
+
+/* One tick: sense, decide, act, publish. Nothing is acted on unless every
+ * step before succeeded; on failure *ret_step says which step failed. */
+static int tick(struct tierd_daemon *d, const char **ret_step)
+{
+	struct tick tk = { .start_usec = now_usec(CLOCK_MONOTONIC),
+			   .cpu_start_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) };
+	int r;
+
+	r = sense(d, &tk, ret_step);
+	if (r == 0)
+		r = decide(d, &tk, ret_step);
+	if (r == 0) {
+		act(d, &tk);
+		publish(d, &tk);
+	}
+	tick_done(&tk);
 	return r;
 }
 
