@@ -48,6 +48,7 @@ struct tick {
 	uint64_t (*held)[TIERD_MAX_TIERS];  /* per cgroup: bytes on each tier, as planned */
 	uint64_t *cgroup_left;
 	uint64_t global_left;
+	bool *min_moved;                  /* per cgroup: its min planned promotions */
 };
 
 uint64_t tierd_amount_resolve(const struct tierd_amount *a, uint64_t usage_bytes,
@@ -246,37 +247,57 @@ static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t 
 	tk->plan->planned_bytes += bytes;
 }
 
-/* Budget enforcement: bytes over a tier's max go to the tiers below, the
- * lowest first, within what each can take: staging demotion (Mole §4.5.1,
- * the Mole paper) keeps the intermediate tiers free for
- * promotions; a tier without room sends the rest one tier up. */
+/* Demotes up to *left bytes of cgroup c's coldest memory out of tier t, the
+ * lowest tier first, within what each can take: staging demotion (Mole
+ * §4.5.1) keeps the intermediate tiers free for promotions; a tier without
+ * room sends the rest one tier up. *left keeps what could not be planned. */
+static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
+			 enum tierd_reason reason)
+{
+	for (size_t to = tk->in->topo->nr_tiers - 1; to > t && *left; to--) {
+		struct tierd_action a = { .kind = TIERD_ACTION_DEMOTE, .reason = reason,
+					  .cgroup = c, .from_tier = t, .to_tier = to };
+		int r;
+
+		a.bytes = tierd_min_u64(*left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
+			  TIERD_PAGE_BYTES;
+		if (!a.bytes)
+			continue;
+		r = push_action(tk, &a);
+		if (r < 0)
+			return r;
+		account(tk, c, t, to, a.bytes);
+		*left -= a.bytes;
+	}
+	return 0;
+}
+
+/* Budget enforcement: bytes over a tier's max go to the tiers below. */
 static int enforce_budgets(struct tick *tk)
 {
-	const struct tierd_topology *topo = tk->in->topo;
-	int r;
-
-	for (size_t t = 0; t + 1 < topo->nr_tiers; t++) {
+	for (size_t t = 0; t + 1 < tk->in->topo->nr_tiers; t++) {
 		for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
 			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
+			int r = demote_staged(tk, c, t, &left, TIERD_REASON_OVER_TIER_MAX);
 
-			for (size_t to = topo->nr_tiers - 1; to > t && left; to--) {
-				struct tierd_action a = { .kind = TIERD_ACTION_DEMOTE,
-							  .reason = TIERD_REASON_OVER_TIER_MAX,
-							  .cgroup = c, .from_tier = t, .to_tier = to };
-
-				a.bytes = tierd_min_u64(left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
-					  TIERD_PAGE_BYTES;
-				if (!a.bytes)
-					continue;
-				r = push_action(tk, &a);
-				if (r < 0)
-					return r;
-				account(tk, c, t, to, a.bytes);
-				left -= a.bytes;
-			}
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
+}
+
+/* Whether the plan already moves part of [start, end) for cgroup c. */
+static bool planned_for(const struct tick *tk, size_t c, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < tk->actions.nr; i++) {
+		const struct tierd_action *a = &tk->actions.items[i];
+
+		if (a->cgroup == c && a->kind == TIERD_ACTION_MIGRATE && a->start < end &&
+		    start < a->end)
+			return true;
+	}
+	return false;
 }
 
 /* Takes a strategy's proposal, clipped to every limit, or drops it. */
@@ -292,6 +313,12 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		return 0;
 	}
 	want = a.kind == TIERD_ACTION_MIGRATE ? a.end - a.start : a.bytes;
+	/* What the cgroup's min moved this tick is not moved again. */
+	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c] && planned_for(tk, c, a.start, a.end)) {
+		tk->plan->nr_clipped++;
+		tk->plan->clipped_bytes += want;
+		return 0;
+	}
 	bytes = tierd_min_u64(want, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
@@ -412,19 +439,14 @@ static uint64_t period_left(const struct tierd_migration_budget *b, uint64_t now
 	return b->bytes > *used ? b->bytes - *used : 0;
 }
 
-static int run_strategies(struct tierd_engine *e, struct tick *tk)
+/* The cgroups' indexes by policy priority, highest first, stable within
+ * one priority; NULL when out of memory. */
+static size_t *priority_order(const struct tierd_engine_input *in)
 {
-	const struct tierd_engine_input *in = tk->in;
-	static const struct tierd_hotness no_hotness;
-	static const struct tierd_feedback no_feedback;
-	struct tierd_action_list proposed = { 0 };
-	size_t *order;
-	int r = 0;
+	size_t *order = calloc(in->nr_cgroups + 1, sizeof(*order));
 
-	order = calloc(in->nr_cgroups + 1, sizeof(*order));
 	if (!order)
-		return -ENOMEM;
-	/* By priority, highest first; stable within one priority. */
+		return NULL;
 	for (size_t c = 0; c < in->nr_cgroups; c++) {
 		size_t j = c;
 
@@ -435,6 +457,21 @@ static int run_strategies(struct tierd_engine *e, struct tick *tk)
 		}
 		order[j] = c;
 	}
+	return order;
+}
+
+static int run_strategies(struct tierd_engine *e, struct tick *tk)
+{
+	const struct tierd_engine_input *in = tk->in;
+	static const struct tierd_hotness no_hotness;
+	static const struct tierd_feedback no_feedback;
+	struct tierd_action_list proposed = { 0 };
+	size_t *order;
+	int r = 0;
+
+	order = priority_order(in);
+	if (!order)
+		return -ENOMEM;
 	for (size_t k = 0; k < in->nr_cgroups; k++) {
 		size_t c = order[k];
 		const struct tierd_engine_cgroup *cg = &in->cgroups[c];
@@ -466,6 +503,132 @@ static int run_strategies(struct tierd_engine *e, struct tick *tk)
 			break;
 	}
 	tierd_action_list_free(&proposed);
+	free(order);
+	return r;
+}
+
+/* ---- mins ---------------------------------------------------------- */
+
+/* A region of a cgroup seen accessed on a tier slower than t, by its share
+ * of samples that saw it accessed. */
+struct min_pick {
+	const struct tierd_region *region;
+	uint32_t rate_pmy;
+};
+
+static int cmp_pick(const void *a, const void *b)
+{
+	const struct min_pick *x = a, *y = b;
+
+	if (x->rate_pmy != y->rate_pmy)
+		return x->rate_pmy < y->rate_pmy ? 1 : -1;
+	return (x->region->start > y->region->start) - (x->region->start < y->region->start);
+}
+
+/* Room on tier t for `want` bytes: other cgroups' coldest memory there,
+ * above their own min, demoted; lowest priority first, and none of a
+ * higher priority than cgroup c's. */
+static int make_room(struct tick *tk, const size_t *order, size_t c, size_t t, uint64_t want)
+{
+	const struct tierd_engine_input *in = tk->in;
+
+	for (size_t k = in->nr_cgroups; k-- > 0 && tk->room[t] < want;) {
+		size_t v = order[k];
+		const struct tierd_tier_standing *ts = &tk->plan->standings[v].tiers[t];
+		uint64_t keep = ts->has_min ? ts->min_bytes : 0, left;
+		int r;
+
+		if (v == c || in->cgroups[v].policy->priority > in->cgroups[c].policy->priority ||
+		    tk->held[v][t] <= keep)
+			continue;
+		left = tierd_min_u64(want - tk->room[t], tk->held[v][t] - keep);
+		r = demote_staged(tk, v, t, &left, TIERD_REASON_MIN_ROOM_DEMOTION);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Cgroup c below its min on tier t: its regions on slower tiers seen
+ * accessed, hottest first, promoted up to the shortfall, after making room
+ * for them. */
+static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
+		       struct min_pick *picks)
+{
+	const struct tierd_hotness *hot = tk->in->cgroups[c].hot;
+	const struct tierd_tier_standing *ts = &tk->plan->standings[c].tiers[t];
+	uint64_t want = 0, found = 0;
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < hot->nr_regions; i++) {
+		const struct tierd_region *rg = &hot->regions[i];
+
+		if (rg->tier <= (int)t || !rg->nr_accesses || !rg->max_accesses ||
+		    rg->end <= rg->start)
+			continue;
+		picks[n++] = (struct min_pick){
+			.region = rg,
+			.rate_pmy = (uint32_t)((uint64_t)tierd_min_u64(rg->nr_accesses, rg->max_accesses) *
+					       TIERD_PMY_ONE / rg->max_accesses),
+		};
+		found += rg->end - rg->start;
+	}
+	if (ts->min_bytes > tk->held[c][t])
+		want = tierd_min_u64(ts->min_bytes - tk->held[c][t], found);
+	want = tierd_min_u64(want, tierd_min_u64(tk->cgroup_left[c], tk->global_left));
+	if (!want)
+		return 0;
+	qsort(picks, n, sizeof(*picks), cmp_pick);
+	r = make_room(tk, order, c, t, want);
+	for (size_t i = 0; r == 0 && i < n && want >= TIERD_PAGE_BYTES; i++) {
+		const struct tierd_region *rg = picks[i].region;
+		struct tierd_action a = { .kind = TIERD_ACTION_MIGRATE,
+					  .reason = TIERD_REASON_MIN_PROTECTION, .cgroup = c,
+					  .from_tier = (size_t)rg->tier, .to_tier = t,
+					  .start = rg->start };
+
+		a.bytes = tierd_min_u64(tierd_min_u64(rg->end - rg->start, want),
+					limit_into(tk, c, t)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+		if (!a.bytes)
+			break;
+		a.end = a.start + a.bytes;
+		r = push_action(tk, &a);
+		if (r == 0) {
+			account(tk, c, a.from_tier, t, a.bytes);
+			want -= a.bytes;
+			tk->min_moved[c] = true;
+		}
+	}
+	return r;
+}
+
+/* Every cgroup with hotness below a min, by priority. */
+static int protect_mins(struct tick *tk)
+{
+	const struct tierd_engine_input *in = tk->in;
+	struct min_pick *picks = NULL;
+	size_t *order, most = 0;
+	int r = 0;
+
+	for (size_t c = 0; c < in->nr_cgroups; c++)
+		if (in->cgroups[c].hot)
+			most = tierd_max_u64(most, in->cgroups[c].hot->nr_regions);
+	order = priority_order(in);
+	picks = calloc(most + 1, sizeof(*picks));
+	if (!order || !picks) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; r == 0 && k < in->nr_cgroups; k++) {
+		size_t c = order[k];
+
+		for (size_t t = 0; r == 0 && t + 1 < in->topo->nr_tiers; t++)
+			if (in->cgroups[c].hot && tk->plan->standings[c].tiers[t].has_min)
+				r = protect_min(tk, order, c, t, picks);
+	}
+out:
+	free(picks);
 	free(order);
 	return r;
 }
@@ -510,7 +673,8 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 	plan.standings = calloc(in->nr_cgroups + 1, sizeof(*plan.standings));
 	tk.held = calloc(in->nr_cgroups + 1, sizeof(*tk.held));
 	tk.cgroup_left = calloc(in->nr_cgroups + 1, sizeof(*tk.cgroup_left));
-	if (!plan.standings || !tk.held || !tk.cgroup_left) {
+	tk.min_moved = calloc(in->nr_cgroups + 1, sizeof(*tk.min_moved));
+	if (!plan.standings || !tk.held || !tk.cgroup_left || !tk.min_moved) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -549,17 +713,22 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 	r = enforce_budgets(&tk);
 	if (r < 0)
 		goto fail;
+	r = protect_mins(&tk);
+	if (r < 0)
+		goto fail;
 	r = run_strategies(e, &tk);
 	if (r < 0)
 		goto fail;
 	settle(e, in, &plan);
 	free(tk.held);
 	free(tk.cgroup_left);
+	free(tk.min_moved);
 	*out = plan;
 	return 0;
 fail:
 	free(tk.held);
 	free(tk.cgroup_left);
+	free(tk.min_moved);
 	tierd_plan_free(&plan);
 	return r;
 }

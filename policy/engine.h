@@ -7,10 +7,13 @@
  * budget periods) lives in the explicit struct tierd_engine.
  *
  * Order of a tick: budgets first (a cgroup over a tier's max is demoted
- * before anything else, whatever its strategy), then each cgroup's strategy
- * by policy priority. Every action is clipped to the global and per-cgroup
- * migration budgets, the cgroup's share of the destination tier, and the
- * bytes that tier has free. */
+ * before anything else, whatever its strategy), then the mins (a cgroup
+ * below a tier's min gets its memory on slower tiers that was seen accessed
+ * promoted there, hottest first, room made by demoting the coldest memory
+ * of cgroups of no higher priority above their own mins), then each
+ * cgroup's strategy by policy priority. Every action is clipped to the global and per-cgroup migration budgets,
+ * the cgroup's share of the destination tier, and the bytes that tier has
+ * free. */
 #ifndef TIERD_ENGINE_H
 #define TIERD_ENGINE_H
 
@@ -81,7 +84,9 @@ enum tierd_action_kind {
 	X(TIERD_REASON_FAULT_PROMOTION, "fault-promotion")                     \
 	X(TIERD_REASON_WATERMARK_DEMOTION, "watermark-demotion")               \
 	X(TIERD_REASON_GREEDY_PROMOTION, "greedy-promotion")                   \
-	X(TIERD_REASON_STEPWISE_DEMOTION, "stepwise-demotion")
+	X(TIERD_REASON_STEPWISE_DEMOTION, "stepwise-demotion")                 \
+	X(TIERD_REASON_MIN_PROTECTION, "min-protection")                       \
+	X(TIERD_REASON_MIN_ROOM_DEMOTION, "min-room-demotion")
 
 enum tierd_reason {
 #define TIERD_X(id, name) id,

@@ -322,6 +322,143 @@ static void test_engine(void)
 	}
 }
 
+/* Mins: "cold" fills tier 0 (900M, no budget), "hot" has 128M on tier 3,
+ * 64M of it seen accessed, and a tier-0 min of 64M; tier 0 has 16M free.
+ * cold_min and cold_priority vary what "cold" may give up. */
+struct min_rig {
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs[2];
+	struct tierd_policy pol[2];
+	struct tierd_region regions[3];
+	struct tierd_hotness hot;
+	struct tierd_engine_cgroup cg[2];
+	struct tierd_engine *e;
+	struct tierd_plan plan;
+};
+
+static int min_rig_plan(struct min_rig *r, uint64_t cold_min, int cold_priority,
+			enum tierd_strategy hot_strategy)
+{
+	const uint64_t free_bytes[4] = { 16 * MIB, 512 * MIB, 512 * MIB, 512 * MIB };
+	const uint64_t base = 4 * GIB;
+	struct tierd_engine_input in;
+
+	memset(r, 0, sizeof(*r));
+	four_tiers(&r->topo, free_bytes);
+	r->obs[0].id = 1;
+	r->obs[0].anon_bytes[0] = 900 * MIB;
+	r->obs[1].id = 2;
+	r->obs[1].anon_bytes[3] = 128 * MIB;
+	snprintf(r->pol[0].name, sizeof(r->pol[0].name), "cold");
+	r->pol[0].priority = cold_priority;
+	if (cold_min) {
+		r->pol[0] = budget_policy("cold", 1 * GIB);
+		r->pol[0].priority = cold_priority;
+		r->pol[0].tiers[0].has_min = true;
+		r->pol[0].tiers[0].min = (struct tierd_amount){ .kind = TIERD_AMOUNT_BYTES,
+							       .bytes = cold_min };
+	}
+	r->pol[1] = budget_policy("hot", 1 * GIB);
+	r->pol[1].tiers[0].has_min = true;
+	r->pol[1].tiers[0].min = (struct tierd_amount){ .kind = TIERD_AMOUNT_BYTES, .bytes = 64 * MIB };
+	r->pol[0].strategy = TIERD_STRATEGY_NONE;
+	r->pol[1].strategy = hot_strategy;
+	/* Warm, hottest, never seen accessed. */
+	r->regions[0] = (struct tierd_region){ .start = base, .end = base + 32 * MIB, .tier = 3,
+					       .nr_accesses = 10, .max_accesses = 20 };
+	r->regions[1] = (struct tierd_region){ .start = base + 32 * MIB, .end = base + 64 * MIB,
+					       .tier = 3, .nr_accesses = 20, .max_accesses = 20 };
+	r->regions[2] = (struct tierd_region){ .start = base + 64 * MIB, .end = base + 128 * MIB,
+					       .tier = 3, .max_accesses = 20 };
+	r->hot = (struct tierd_hotness){ .nr_regions = 3, .regions = r->regions };
+	r->cg[0] = (struct tierd_engine_cgroup){ .obs = &r->obs[0], .policy = &r->pol[0] };
+	r->cg[1] = (struct tierd_engine_cgroup){ .obs = &r->obs[1], .policy = &r->pol[1],
+						 .hot = &r->hot };
+	if (tierd_engine_new(&r->e) < 0)
+		abort();
+	in = engine_input(&r->topo, r->cg, 2, 1000, 1 * GIB);
+	return tierd_engine_plan(r->e, &in, &r->plan);
+}
+
+static void min_rig_free(struct min_rig *r)
+{
+	tierd_plan_free(&r->plan);
+	tierd_engine_free(r->e);
+}
+
+static void test_min_protection(void)
+{
+	const uint64_t base = 4 * GIB;
+	struct min_rig r;
+
+	/* 48M of cold's coldest memory to the lowest tier makes room; then
+	 * hot's accessed regions, hottest first; the unaccessed one stays. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE), 0);
+	CHECK_EQ_U64(r.plan.standings[1].tiers[0].under_min_bytes, 64 * MIB);
+	CHECK_EQ_INT(r.plan.nr_actions, 3);
+	CHECK_EQ_INT(r.plan.actions[0].kind, TIERD_ACTION_DEMOTE);
+	CHECK_EQ_INT(r.plan.actions[0].reason, TIERD_REASON_MIN_ROOM_DEMOTION);
+	CHECK_EQ_INT(r.plan.actions[0].cgroup, 0);
+	CHECK_EQ_INT(r.plan.actions[0].from_tier, 0);
+	CHECK_EQ_INT(r.plan.actions[0].to_tier, 3);
+	CHECK_EQ_U64(r.plan.actions[0].bytes, 48 * MIB);
+	CHECK_EQ_INT(r.plan.actions[1].kind, TIERD_ACTION_MIGRATE);
+	CHECK_EQ_INT(r.plan.actions[1].reason, TIERD_REASON_MIN_PROTECTION);
+	CHECK_EQ_INT(r.plan.actions[1].cgroup, 1);
+	CHECK_EQ_INT(r.plan.actions[1].from_tier, 3);
+	CHECK_EQ_INT(r.plan.actions[1].to_tier, 0);
+	CHECK_EQ_U64(r.plan.actions[1].start, base + 32 * MIB);
+	CHECK_EQ_U64(r.plan.actions[1].end, base + 64 * MIB);
+	CHECK_EQ_U64(r.plan.actions[2].start, base);
+	CHECK_EQ_U64(r.plan.actions[2].end, base + 32 * MIB);
+	CHECK_EQ_U64(r.plan.planned_bytes, 112 * MIB);
+	CHECK_EQ_STR(tierd_reason_name(TIERD_REASON_MIN_ROOM_DEMOTION), "min-room-demotion");
+	min_rig_free(&r);
+
+	/* cold keeps its own 900M min: only the free 16M, of the hottest. */
+	CHECK_EQ_INT(min_rig_plan(&r, 900 * MIB, 0, TIERD_STRATEGY_NONE), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 1);
+	CHECK_EQ_INT(r.plan.actions[0].reason, TIERD_REASON_MIN_PROTECTION);
+	CHECK_EQ_U64(r.plan.actions[0].start, base + 32 * MIB);
+	CHECK_EQ_U64(r.plan.actions[0].end, base + 48 * MIB);
+	min_rig_free(&r);
+
+	/* Half of it may go: 450M above a 450M min is plenty for the 48M. */
+	CHECK_EQ_INT(min_rig_plan(&r, 450 * MIB, 0, TIERD_STRATEGY_NONE), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 3);
+	CHECK_EQ_U64(r.plan.actions[0].bytes, 48 * MIB);
+	min_rig_free(&r);
+
+	/* A cgroup of a higher priority gives nothing up for a min. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 10, TIERD_STRATEGY_NONE), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 1);
+	CHECK_EQ_U64(r.plan.actions[0].bytes, 16 * MIB);
+	min_rig_free(&r);
+
+	/* Under mole, which plans after the min: 64M reach tier 0, and mole
+	 * plans no range the min moved. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_MOLE), 0);
+	{
+		uint64_t promoted = 0;
+		size_t overlaps = 0;
+
+		for (size_t i = 0; i < r.plan.nr_actions; i++) {
+			const struct tierd_action *a = &r.plan.actions[i];
+
+			if (a->cgroup != 1 || a->to_tier != 0)
+				continue;
+			promoted += a->bytes;
+			for (size_t j = 0; j < i; j++)
+				overlaps += r.plan.actions[j].cgroup == 1 &&
+					    r.plan.actions[j].kind == TIERD_ACTION_MIGRATE &&
+					    r.plan.actions[j].start < a->end && a->start < r.plan.actions[j].end;
+		}
+		CHECK_EQ_U64(promoted, 64 * MIB);
+		CHECK_EQ_U64(overlaps, 0);
+	}
+	min_rig_free(&r);
+}
+
 /* Cgroups a and b (obs ids 1 and 2), both in the pool, no tier budgets,
  * over four 1 GiB tiers with free[t] bytes free, and an engine. */
 struct pool_rig {
@@ -818,6 +955,7 @@ int main(void)
 	test_units();
 	test_locate();
 	test_engine();
+	test_min_protection();
 	test_pool_shares();
 	test_engine_strategy();
 	test_pool_capped_by_max();
