@@ -272,19 +272,36 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 	return 0;
 }
 
-/* Budget enforcement: bytes over a tier's max go to the tiers below. */
+/* The global budget the mins' shortfalls may need: budget enforcement
+ * leaves it, so one cgroup far over its max cannot spend a whole period
+ * while another waits below its min. */
+static uint64_t min_reserve(const struct tick *tk)
+{
+	uint64_t sum = 0;
+
+	for (size_t c = 0; c < tk->in->nr_cgroups; c++)
+		for (size_t t = 0; t < tk->in->topo->nr_tiers; t++)
+			sum += tk->plan->standings[c].tiers[t].under_min_bytes;
+	return tierd_min_u64(sum, tk->global_left);
+}
+
+/* Budget enforcement: bytes over a tier's max go to the tiers below,
+ * within the global budget less the mins' reserve. */
 static int enforce_budgets(struct tick *tk)
 {
-	for (size_t t = 0; t + 1 < tk->in->topo->nr_tiers; t++) {
-		for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
-			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
-			int r = demote_staged(tk, c, t, &left, TIERD_REASON_OVER_TIER_MAX);
+	uint64_t reserve = min_reserve(tk);
+	int r = 0;
 
-			if (r < 0)
-				return r;
+	tk->global_left -= reserve;
+	for (size_t t = 0; r == 0 && t + 1 < tk->in->topo->nr_tiers; t++) {
+		for (size_t c = 0; r == 0 && c < tk->in->nr_cgroups; c++) {
+			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
+
+			r = demote_staged(tk, c, t, &left, TIERD_REASON_OVER_TIER_MAX);
 		}
 	}
-	return 0;
+	tk->global_left += reserve;
+	return r;
 }
 
 /* Whether the plan already moves part of [start, end) for cgroup c. */
