@@ -9,21 +9,6 @@ set -u
 echo +memory >$CG/cgroup.subtree_control
 RUN_S=45
 
-series() { # NAME: SERIES lines and summary RESULTs from /tmp/NAME.out
-	grep '^PLACE ' /tmp/$1.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=A hot=\([0-9,]*\) cold=\([0-9,]*\).*/\1 \2 \3/p' | tr , ' ' |
-		awk -v name=$1 '
-		{ all = $2 + $3 + $4 + $5; if (!all) next
-		  top = int($2 * 1000 / all); lat = ($2 * 80 + $3 * 140 + $4 * 300 + $5 * 600) / all
-		  printf "SERIES %s %d %d %.0f\n", name, $1 / 1000, top, lat
-		  if (t90 == "" && top >= 900) t90 = $1
-		  sum += lat; n++; last_top = top; last_lat = lat; cold_top = $6 }
-		END { printf "RESULT %s_top_90pct_ms %s\n", name, t90 == "" ? -1 : t90
-		      printf "RESULT %s_mean_latency_ns %.0f\n", name, n ? sum / n : 0
-		      printf "RESULT %s_final_top_pmy %d\n", name, last_top
-		      printf "RESULT %s_final_latency_ns %.0f\n", name, last_lat
-		      printf "RESULT %s_final_cold_top_pages %d\n", name, cold_top }'
-}
-
 # Linux: tiering mode NUMA balancing promotes, demotion on.
 echo 2 >/proc/sys/kernel/numa_balancing
 echo true >/sys/kernel/mm/numa/demotion_enabled
