@@ -294,9 +294,6 @@ static void profile_periods(const struct tierd_daemon *d, const struct tierd_obs
 	}
 }
 
-/* What DAMON and the BPF sampler saw and what the last migrations did,
- * into each cgroup's hotness and feedback, and the sampler's counters into
- * counts[] and sampled[]. */
 /* What one tick carries from sensing through publishing. Zeroed at the
  * start, so tick_done() frees whatever the steps got to. */
 struct tick {
@@ -431,12 +428,12 @@ static int decide(struct tierd_daemon *d, struct tick *tk, const char **ret_step
 static void act(struct tierd_daemon *d, struct tick *tk)
 {
 	uint64_t period[TIERD_MAX_TIERS];
-	struct tierd_actuation act;
+	struct tierd_actuation a;
 
 	profile_periods(d, &tk->obs, period);
-	act = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
-					.tick_usec = d->cfg.tick_usec };
-	d->actuator->apply(d->actuator_data, &act);
+	a = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
+				      .tick_usec = d->cfg.tick_usec };
+	d->actuator->apply(d->actuator_data, &a);
 }
 
 /* Publish: the report completed with the backends' state, the metrics and

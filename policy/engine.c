@@ -15,6 +15,9 @@
  * listing) keeps its strategy state and budget period; one gone longer is
  * forgotten. */
 #define ENGINE_STATE_GRACE_TICKS 10
+/* The mins' reserve is at most 1/2 of the global budget left (our choice:
+ * a min can starve max enforcement no more than the other way round). */
+#define ENGINE_MIN_RESERVE_DIVISOR 2
 
 /* What the engine remembers of one cgroup between ticks. */
 struct cgroup_state {
@@ -274,15 +277,21 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 
 /* The global budget the mins' shortfalls may need: budget enforcement
  * leaves it, so one cgroup far over its max cannot spend a whole period
- * while another waits below its min. */
+ * while another waits below its min. Only shortfalls the mins can act on
+ * (a cgroup with hotness, a tier with slower ones, within its own budget),
+ * and never more than half: enforcement always moves. */
 static uint64_t min_reserve(const struct tick *tk)
 {
 	uint64_t sum = 0;
 
-	for (size_t c = 0; c < tk->in->nr_cgroups; c++)
-		for (size_t t = 0; t < tk->in->topo->nr_tiers; t++)
-			sum += tk->plan->standings[c].tiers[t].under_min_bytes;
-	return tierd_min_u64(sum, tk->global_left);
+	for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
+		if (!tk->in->cgroups[c].hot)
+			continue;
+		for (size_t t = 0; t + 1 < tk->in->topo->nr_tiers; t++)
+			sum = tierd_add_sat(sum, tierd_min_u64(tk->plan->standings[c].tiers[t].under_min_bytes,
+							       tk->cgroup_left[c]));
+	}
+	return tierd_min_u64(sum, tk->global_left / ENGINE_MIN_RESERVE_DIVISOR);
 }
 
 /* Budget enforcement: bytes over a tier's max go to the tiers below,
@@ -304,24 +313,35 @@ static int enforce_budgets(struct tick *tk)
 	return r;
 }
 
-/* Whether the plan already moves part of [start, end) for cgroup c. */
-static bool planned_for(const struct tick *tk, size_t c, uint64_t start, uint64_t end)
+/* Trims [*start, *end) to what no min-protection move of cgroup c took:
+ * from the front where one covers the start, else up to the first one
+ * inside it. Empty (*end <= *start) when nothing is left. */
+static void trim_min_moved(const struct tick *tk, size_t c, uint64_t *start, uint64_t *end)
 {
-	for (size_t i = 0; i < tk->actions.nr; i++) {
-		const struct tierd_action *a = &tk->actions.items[i];
+	bool trimmed = true;
 
-		if (a->cgroup == c && a->kind == TIERD_ACTION_MIGRATE && a->start < end &&
-		    start < a->end)
-			return true;
+	while (trimmed && *start < *end) {
+		trimmed = false;
+		for (size_t i = 0; i < tk->actions.nr; i++) {
+			const struct tierd_action *m = &tk->actions.items[i];
+
+			if (m->cgroup != c || m->reason != TIERD_REASON_MIN_PROTECTION ||
+			    m->start >= *end || *start >= m->end)
+				continue;
+			if (m->start <= *start)
+				*start = m->end;
+			else
+				*end = m->start;
+			trimmed = true;
+		}
 	}
-	return false;
 }
 
 /* Takes a strategy's proposal, clipped to every limit, or drops it. */
 static int admit(struct tick *tk, size_t c, struct tierd_action a)
 {
 	const struct tierd_topology *topo = tk->in->topo;
-	uint64_t want, bytes;
+	uint64_t want, avail, bytes;
 
 	a.cgroup = c;
 	if (a.from_tier >= topo->nr_tiers || a.to_tier >= topo->nr_tiers ||
@@ -330,13 +350,13 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		return 0;
 	}
 	want = a.kind == TIERD_ACTION_MIGRATE ? a.end - a.start : a.bytes;
+	avail = want;
 	/* What the cgroup's min moved this tick is not moved again. */
-	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c] && planned_for(tk, c, a.start, a.end)) {
-		tk->plan->nr_clipped++;
-		tk->plan->clipped_bytes += want;
-		return 0;
+	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c]) {
+		trim_min_moved(tk, c, &a.start, &a.end);
+		avail = a.end > a.start ? a.end - a.start : 0;
 	}
-	bytes = tierd_min_u64(want, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+	bytes = tierd_min_u64(avail, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;
@@ -581,8 +601,14 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 	for (size_t i = 0; i < hot->nr_regions; i++) {
 		const struct tierd_region *rg = &hot->regions[i];
 
-		if (rg->tier <= (int)t || !rg->nr_accesses || !rg->max_accesses ||
-		    rg->end <= rg->start)
+		uint64_t start = rg->start, end = rg->end;
+
+		if (rg->tier <= (int)t || (size_t)rg->tier >= tk->in->topo->nr_tiers ||
+		    !rg->nr_accesses || !rg->max_accesses || end <= start)
+			continue;
+		/* A min of a faster tier took it already. */
+		trim_min_moved(tk, c, &start, &end);
+		if (end != rg->end || start != rg->start)
 			continue;
 		picks[n++] = (struct min_pick){
 			.region = rg,
@@ -594,6 +620,10 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 	if (ts->min_bytes > tk->held[c][t])
 		want = tierd_min_u64(ts->min_bytes - tk->held[c][t], found);
 	want = tierd_min_u64(want, tierd_min_u64(tk->cgroup_left[c], tk->global_left));
+	/* The room it makes is paid from the same global budget: half each. */
+	if (tk->room[t] < want)
+		want = tierd_min_u64(want, tierd_add_sat(tk->global_left, tk->room[t]) / 2);
+	want = want / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 	if (!want)
 		return 0;
 	qsort(picks, n, sizeof(*picks), cmp_pick);

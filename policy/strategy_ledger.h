@@ -12,17 +12,12 @@
 #include <stdint.h>
 
 #include "strategy.h"
+#include "util.h"
 
 /* Bytes rounded down to whole base pages. */
 static inline uint64_t tierd_page_down(uint64_t bytes)
 {
 	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
-}
-
-/* a + b, stuck at UINT64_MAX rather than wrapping. */
-static inline uint64_t tierd_add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 struct tierd_ledger {

@@ -18,6 +18,12 @@ static inline uint64_t tierd_max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/* a + b, stuck at UINT64_MAX rather than wrapping. */
+static inline uint64_t tierd_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static inline void tierd_freep(void *p)
 {
 	free(*(void **)p);

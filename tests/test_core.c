@@ -293,14 +293,14 @@ static void test_engine(void)
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
-	/* The global budget caps the whole plan, over its period, and budget
-	 * enforcement leaves c's 28M below its min to the min. */
+	/* The global budget caps the whole plan, over its period. c's 28M
+	 * below its min reserve nothing: without hotness no min can act. */
 	CHECK_EQ_INT(tierd_engine_new(&e), 0);
 	in = engine_input(&topo, cg, 3, 1000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 1);
-	CHECK_EQ_U64(plan.actions[0].bytes, 22 * MIB);
-	CHECK_EQ_U64(plan.planned_bytes, 22 * MIB);
+	CHECK_EQ_U64(plan.actions[0].bytes, 50 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 50 * MIB);
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 2000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
@@ -338,7 +338,8 @@ struct min_rig {
 };
 
 static int min_rig_plan(struct min_rig *r, uint64_t cold_min, int cold_priority,
-			enum tierd_strategy hot_strategy, uint64_t cold_max, uint64_t budget)
+			enum tierd_strategy hot_strategy, uint64_t cold_max, uint64_t budget,
+			uint64_t hot_min1)
 {
 	const uint64_t free_bytes[4] = { 16 * MIB, 512 * MIB, 512 * MIB, 512 * MIB };
 	const uint64_t base = 4 * GIB;
@@ -364,6 +365,12 @@ static int min_rig_plan(struct min_rig *r, uint64_t cold_min, int cold_priority,
 	r->pol[1].tiers[0].min = (struct tierd_amount){ .kind = TIERD_AMOUNT_BYTES, .bytes = 64 * MIB };
 	r->pol[0].strategy = TIERD_STRATEGY_NONE;
 	r->pol[1].strategy = hot_strategy;
+	if (hot_min1) {
+		r->pol[1].nr_tiers = 2;
+		r->pol[1].tiers[1] = r->pol[1].tiers[0];
+		r->pol[1].tiers[1].index = 1;
+		r->pol[1].tiers[1].min.bytes = hot_min1;
+	}
 	/* Warm, hottest, never seen accessed. */
 	r->regions[0] = (struct tierd_region){ .start = base, .end = base + 32 * MIB, .tier = 3,
 					       .nr_accesses = 10, .max_accesses = 20 };
@@ -394,7 +401,7 @@ static void test_min_protection(void)
 
 	/* 48M of cold's coldest memory to the lowest tier makes room; then
 	 * hot's accessed regions, hottest first; the unaccessed one stays. */
-	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB), 0);
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB, 0), 0);
 	CHECK_EQ_U64(r.plan.standings[1].tiers[0].under_min_bytes, 64 * MIB);
 	CHECK_EQ_INT(r.plan.nr_actions, 3);
 	CHECK_EQ_INT(r.plan.actions[0].kind, TIERD_ACTION_DEMOTE);
@@ -417,7 +424,7 @@ static void test_min_protection(void)
 	min_rig_free(&r);
 
 	/* cold keeps its own 900M min: only the free 16M, of the hottest. */
-	CHECK_EQ_INT(min_rig_plan(&r, 900 * MIB, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB), 0);
+	CHECK_EQ_INT(min_rig_plan(&r, 900 * MIB, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB, 0), 0);
 	CHECK_EQ_INT(r.plan.nr_actions, 1);
 	CHECK_EQ_INT(r.plan.actions[0].reason, TIERD_REASON_MIN_PROTECTION);
 	CHECK_EQ_U64(r.plan.actions[0].start, base + 32 * MIB);
@@ -425,38 +432,57 @@ static void test_min_protection(void)
 	min_rig_free(&r);
 
 	/* Half of it may go: 450M above a 450M min is plenty for the 48M. */
-	CHECK_EQ_INT(min_rig_plan(&r, 450 * MIB, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB), 0);
+	CHECK_EQ_INT(min_rig_plan(&r, 450 * MIB, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB, 0), 0);
 	CHECK_EQ_INT(r.plan.nr_actions, 3);
 	CHECK_EQ_U64(r.plan.actions[0].bytes, 48 * MIB);
 	min_rig_free(&r);
 
 	/* A cgroup of a higher priority gives nothing up for a min. */
-	CHECK_EQ_INT(min_rig_plan(&r, 0, 10, TIERD_STRATEGY_NONE, 0, 1 * GIB), 0);
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 10, TIERD_STRATEGY_NONE, 0, 1 * GIB, 0), 0);
 	CHECK_EQ_INT(r.plan.nr_actions, 1);
 	CHECK_EQ_U64(r.plan.actions[0].bytes, 16 * MIB);
 	min_rig_free(&r);
 
 	/* cold 772M over a 128M max, a 100M budget: enforcement leaves hot's
-	 * 64M shortfall, 36M go; the min's room takes 12M more of cold, and
-	 * 52M of hot's hottest come up: all 32M of the hottest region, 20M of
-	 * the next. */
-	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 128 * MIB, 100 * MIB), 0);
-	CHECK_EQ_INT(r.plan.nr_actions, 4);
+	 * 64M shortfall, but never more than half, so 50M of cold go; that is
+	 * room enough, and 50M of hot's hottest come up: all 32M of the
+	 * hottest region, 18M of the next. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 128 * MIB, 100 * MIB, 0), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 3);
 	CHECK_EQ_INT(r.plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
-	CHECK_EQ_U64(r.plan.actions[0].bytes, 36 * MIB);
-	CHECK_EQ_INT(r.plan.actions[1].reason, TIERD_REASON_MIN_ROOM_DEMOTION);
-	CHECK_EQ_U64(r.plan.actions[1].bytes, 12 * MIB);
-	CHECK_EQ_INT(r.plan.actions[2].reason, TIERD_REASON_MIN_PROTECTION);
-	CHECK_EQ_U64(r.plan.actions[2].start, base + 32 * MIB);
-	CHECK_EQ_U64(r.plan.actions[2].bytes, 32 * MIB);
-	CHECK_EQ_U64(r.plan.actions[3].start, base);
-	CHECK_EQ_U64(r.plan.actions[3].bytes, 20 * MIB);
+	CHECK_EQ_U64(r.plan.actions[0].bytes, 50 * MIB);
+	CHECK_EQ_INT(r.plan.actions[1].reason, TIERD_REASON_MIN_PROTECTION);
+	CHECK_EQ_U64(r.plan.actions[1].start, base + 32 * MIB);
+	CHECK_EQ_U64(r.plan.actions[1].bytes, 32 * MIB);
+	CHECK_EQ_U64(r.plan.actions[2].start, base);
+	CHECK_EQ_U64(r.plan.actions[2].bytes, 18 * MIB);
 	CHECK_EQ_U64(r.plan.planned_bytes, 100 * MIB);
+	min_rig_free(&r);
+
+	/* A 64M budget pays for the room too: with 16M free, 24M of cold go
+	 * and 40M of hot come up, not 64M of room and nothing moved up. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 0, 64 * MIB, 0), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 3);
+	CHECK_EQ_INT(r.plan.actions[0].reason, TIERD_REASON_MIN_ROOM_DEMOTION);
+	CHECK_EQ_U64(r.plan.actions[0].bytes, 24 * MIB);
+	CHECK_EQ_U64(r.plan.actions[1].bytes, 32 * MIB);
+	CHECK_EQ_U64(r.plan.actions[2].start, base);
+	CHECK_EQ_U64(r.plan.actions[2].bytes, 8 * MIB);
+	CHECK_EQ_U64(r.plan.planned_bytes, 64 * MIB);
+	min_rig_free(&r);
+
+	/* Mins on tiers 0 and 1: what tier 0's min promoted is not promoted
+	 * again to tier 1, and the unaccessed region stays. */
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_NONE, 0, 1 * GIB, 64 * MIB), 0);
+	CHECK_EQ_INT(r.plan.nr_actions, 3);
+	for (size_t i = 0; i < r.plan.nr_actions; i++)
+		CHECK(r.plan.actions[i].to_tier != 1);
+	CHECK_EQ_U64(r.plan.planned_bytes, 112 * MIB);
 	min_rig_free(&r);
 
 	/* Under mole, which plans after the min: 64M reach tier 0, and mole
 	 * plans no range the min moved. */
-	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_MOLE, 0, 1 * GIB), 0);
+	CHECK_EQ_INT(min_rig_plan(&r, 0, 0, TIERD_STRATEGY_MOLE, 0, 1 * GIB, 0), 0);
 	{
 		uint64_t promoted = 0;
 		size_t overlaps = 0;
