@@ -262,8 +262,7 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 					  .cgroup = c, .from_tier = t, .to_tier = to };
 		int r;
 
-		a.bytes = tierd_min_u64(*left, limit_into(tk, c, to)) / TIERD_PAGE_BYTES *
-			  TIERD_PAGE_BYTES;
+		a.bytes = tierd_page_down(tierd_min_u64(*left, limit_into(tk, c, to)));
 		if (!a.bytes)
 			continue;
 		r = push_action(tk, &a);
@@ -356,7 +355,7 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		trim_min_moved(tk, c, &a.start, &a.end);
 		avail = a.end > a.start ? a.end - a.start : 0;
 	}
-	bytes = tierd_min_u64(avail, limit_into(tk, c, a.to_tier)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+	bytes = tierd_page_down(tierd_min_u64(avail, limit_into(tk, c, a.to_tier)));
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;
@@ -600,7 +599,6 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 
 	for (size_t i = 0; i < hot->nr_regions; i++) {
 		const struct tierd_region *rg = &hot->regions[i];
-
 		uint64_t start = rg->start, end = rg->end;
 
 		if (rg->tier <= (int)t || (size_t)rg->tier >= tk->in->topo->nr_tiers ||
@@ -623,7 +621,7 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 	/* The room it makes is paid from the same global budget: half each. */
 	if (tk->room[t] < want)
 		want = tierd_min_u64(want, tierd_add_sat(tk->global_left, tk->room[t]) / 2);
-	want = want / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+	want = tierd_page_down(want);
 	if (!want)
 		return 0;
 	qsort(picks, n, sizeof(*picks), cmp_pick);
@@ -635,8 +633,8 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 					  .from_tier = (size_t)rg->tier, .to_tier = t,
 					  .start = rg->start };
 
-		a.bytes = tierd_min_u64(tierd_min_u64(rg->end - rg->start, want),
-					limit_into(tk, c, t)) / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+		a.bytes = tierd_page_down(tierd_min_u64(tierd_min_u64(rg->end - rg->start, want),
+							limit_into(tk, c, t)));
 		if (!a.bytes)
 			break;
 		a.end = a.start + a.bytes;

@@ -12,6 +12,12 @@
 
 #define TIERD_PAGE_BYTES 4096ull /* base page: what migrations move */
 
+/* Bytes rounded down to whole base pages. */
+static inline uint64_t tierd_page_down(uint64_t bytes)
+{
+	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
+}
+
 struct tierd_region {
 	uint64_t start, end;    /* [start, end), page aligned: physical or virtual */
 	int tier;               /* tier index holding it, -1 when unknown or mixed */

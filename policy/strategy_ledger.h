@@ -14,12 +14,6 @@
 #include "strategy.h"
 #include "util.h"
 
-/* Bytes rounded down to whole base pages. */
-static inline uint64_t tierd_page_down(uint64_t bytes)
-{
-	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
-}
-
 struct tierd_ledger {
 	size_t nr_tiers;
 	size_t cgroup;                   /* index to put in actions */
