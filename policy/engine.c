@@ -18,6 +18,16 @@
 /* The mins' reserve is at most 1/2 of the global budget left (our choice:
  * a min can starve max enforcement no more than the other way round). */
 #define ENGINE_MIN_RESERVE_DIVISOR 2
+/* A tier's max keeps a band below it that promotions do not fill and that
+ * enforcement demotes back to: what a cgroup allocates between two ticks
+ * then lands in the band instead of over the max, and a cgroup at its max
+ * is not demoted and promoted again every tick. 1/64 of the max (our
+ * choice: every cgroup gives up the same part of its cap), at least a
+ * page, at most half the max. A fixed floor such as a huge page would cost
+ * a small cap much of itself: in tiersim's multi-tenant-island, where a
+ * share is a few MiB, a 2 MiB floor made every strategy but one worse. */
+#define ENGINE_MAX_BAND_DIVISOR 64
+#define ENGINE_MAX_BAND_MIN_BYTES TIERD_PAGE_BYTES
 
 /* What the engine remembers of one cgroup between ticks. */
 struct cgroup_state {
@@ -49,6 +59,7 @@ struct tick {
 	struct tierd_action_list actions; /* plan->actions points into it */
 	uint64_t room[TIERD_MAX_TIERS];
 	uint64_t (*held)[TIERD_MAX_TIERS];  /* per cgroup: bytes on each tier, as planned */
+	uint64_t (*ceiling)[TIERD_MAX_TIERS]; /* per cgroup: what promotions may fill to */
 	uint64_t *cgroup_left;
 	uint64_t global_left;
 	bool *min_moved;                  /* per cgroup: its min planned promotions */
@@ -110,6 +121,14 @@ void tierd_pool_shares(size_t n, const uint64_t *initial, const uint64_t *need,
 	}
 }
 
+/* The max less its band (ENGINE_MAX_BAND_DIVISOR). */
+static uint64_t fill_line(uint64_t max_bytes)
+{
+	uint64_t band = tierd_max_u64(max_bytes / ENGINE_MAX_BAND_DIVISOR, ENGINE_MAX_BAND_MIN_BYTES);
+
+	return max_bytes - tierd_min_u64(band, max_bytes / 2);
+}
+
 static void measure(const struct tierd_topology *topo, const struct tierd_engine_cgroup *cg,
 		    struct tierd_cgroup_standing *st)
 {
@@ -134,6 +153,7 @@ static void measure(const struct tierd_topology *topo, const struct tierd_engine
 		ts->max_bytes = tierd_amount_resolve(&b->max, st->usage_bytes,
 						     topo->tiers[t].total_bytes);
 		ts->over_bytes = used > ts->max_bytes ? used - ts->max_bytes : 0;
+		ts->fill_bytes = fill_line(ts->max_bytes);
 		st->share_bytes[t] = ts->max_bytes;
 		if (b->has_min) {
 			ts->has_min = true;
@@ -227,13 +247,16 @@ static int push_action(struct tick *tk, const struct tierd_action *a)
 	return r;
 }
 
-/* Bytes cgroup c may put on tier `to` now: room, share, budgets. */
-static uint64_t limit_into(const struct tick *tk, size_t c, size_t to)
+/* Bytes cgroup c may put on tier `to` now, moving them from tier `from`:
+ * room, share (for a promotion, the ceiling under a max), budgets. */
+static uint64_t limit_into(const struct tick *tk, size_t c, size_t from, size_t to)
 {
 	uint64_t share = tk->plan->standings[c].share_bytes[to];
 	uint64_t held = tk->held[c][to];
 	uint64_t limit = tierd_min_u64(tk->room[to], tierd_min_u64(tk->cgroup_left[c], tk->global_left));
 
+	if (to < from && tk->plan->standings[c].tiers[to].has_max)
+		share = tierd_min_u64(share, tk->ceiling[c][to]);
 	if (share != UINT64_MAX)
 		limit = tierd_min_u64(limit, share > held ? share - held : 0);
 	return limit;
@@ -262,7 +285,7 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 					  .cgroup = c, .from_tier = t, .to_tier = to };
 		int r;
 
-		a.bytes = tierd_page_down(tierd_min_u64(*left, limit_into(tk, c, to)));
+		a.bytes = tierd_page_down(tierd_min_u64(*left, limit_into(tk, c, t, to)));
 		if (!a.bytes)
 			continue;
 		r = push_action(tk, &a);
@@ -293,8 +316,9 @@ static uint64_t min_reserve(const struct tick *tk)
 	return tierd_min_u64(sum, tk->global_left / ENGINE_MIN_RESERVE_DIVISOR);
 }
 
-/* Budget enforcement: bytes over a tier's max go to the tiers below,
- * within the global budget less the mins' reserve. */
+/* Budget enforcement: a cgroup over a tier's max is demoted to the max's
+ * fill line, into the tiers below, within the global budget less the mins'
+ * reserve. */
 static int enforce_budgets(struct tick *tk)
 {
 	uint64_t reserve = min_reserve(tk);
@@ -303,13 +327,34 @@ static int enforce_budgets(struct tick *tk)
 	tk->global_left -= reserve;
 	for (size_t t = 0; r == 0 && t + 1 < tk->in->topo->nr_tiers; t++) {
 		for (size_t c = 0; r == 0 && c < tk->in->nr_cgroups; c++) {
-			uint64_t left = tk->plan->standings[c].tiers[t].over_bytes;
+			const struct tierd_tier_standing *ts = &tk->plan->standings[c].tiers[t];
+			uint64_t left = ts->over_bytes ? tk->held[c][t] - ts->fill_bytes : 0;
 
 			r = demote_staged(tk, c, t, &left, TIERD_REASON_OVER_TIER_MAX);
 		}
 	}
 	tk->global_left += reserve;
 	return r;
+}
+
+/* After enforcement: promotions raise a cgroup to its fill line, or keep
+ * it where it is within the band (an exchange: what it demotes of its
+ * own comes back up), never over its max. */
+static void set_ceilings(struct tick *tk)
+{
+	for (size_t c = 0; c < tk->in->nr_cgroups; c++) {
+		struct tierd_cgroup_standing *st = &tk->plan->standings[c];
+
+		for (size_t t = 0; t < tk->in->topo->nr_tiers; t++) {
+			struct tierd_tier_standing *ts = &st->tiers[t];
+
+			if (!ts->has_max)
+				continue;
+			ts->ceiling_bytes = tierd_max_u64(ts->fill_bytes,
+							  tierd_min_u64(tk->held[c][t], ts->max_bytes));
+			tk->ceiling[c][t] = ts->ceiling_bytes;
+		}
+	}
 }
 
 /* Trims [*start, *end) to what no min-protection move of cgroup c took:
@@ -355,7 +400,7 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		trim_min_moved(tk, c, &a.start, &a.end);
 		avail = a.end > a.start ? a.end - a.start : 0;
 	}
-	bytes = tierd_page_down(tierd_min_u64(avail, limit_into(tk, c, a.to_tier)));
+	bytes = tierd_page_down(tierd_min_u64(avail, limit_into(tk, c, a.from_tier, a.to_tier)));
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;
@@ -527,6 +572,9 @@ static int run_strategies(struct tierd_engine *e, struct tick *tk)
 		si.feedback = cg->feedback ? cg->feedback : &no_feedback;
 		si.standing = &tk->plan->standings[c];
 		memcpy(si.share_bytes, tk->plan->standings[c].share_bytes, sizeof(si.share_bytes));
+		for (size_t t = 0; t < in->topo->nr_tiers; t++)
+			if (tk->plan->standings[c].tiers[t].has_max)
+				si.share_bytes[t] = tierd_min_u64(si.share_bytes[t], tk->ceiling[c][t]);
 		memcpy(si.room_bytes, tk->room, sizeof(si.room_bytes));
 		si.budget_bytes = tierd_min_u64(tk->cgroup_left[c], tk->global_left);
 		si.cgroup = c;
@@ -634,7 +682,7 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 					  .start = rg->start };
 
 		a.bytes = tierd_page_down(tierd_min_u64(tierd_min_u64(rg->end - rg->start, want),
-							limit_into(tk, c, t)));
+							limit_into(tk, c, a.from_tier, t)));
 		if (!a.bytes)
 			break;
 		a.end = a.start + a.bytes;
@@ -717,9 +765,10 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 	plan.nr_cgroups = in->nr_cgroups;
 	plan.standings = calloc(in->nr_cgroups + 1, sizeof(*plan.standings));
 	tk.held = calloc(in->nr_cgroups + 1, sizeof(*tk.held));
+	tk.ceiling = calloc(in->nr_cgroups + 1, sizeof(*tk.ceiling));
 	tk.cgroup_left = calloc(in->nr_cgroups + 1, sizeof(*tk.cgroup_left));
 	tk.min_moved = calloc(in->nr_cgroups + 1, sizeof(*tk.min_moved));
-	if (!plan.standings || !tk.held || !tk.cgroup_left || !tk.min_moved) {
+	if (!plan.standings || !tk.held || !tk.ceiling || !tk.cgroup_left || !tk.min_moved) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -758,6 +807,7 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 	r = enforce_budgets(&tk);
 	if (r < 0)
 		goto fail;
+	set_ceilings(&tk);
 	r = protect_mins(&tk);
 	if (r < 0)
 		goto fail;
@@ -766,12 +816,14 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 		goto fail;
 	settle(e, in, &plan);
 	free(tk.held);
+	free(tk.ceiling);
 	free(tk.cgroup_left);
 	free(tk.min_moved);
 	*out = plan;
 	return 0;
 fail:
 	free(tk.held);
+	free(tk.ceiling);
 	free(tk.cgroup_left);
 	free(tk.min_moved);
 	tierd_plan_free(&plan);

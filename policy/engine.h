@@ -49,6 +49,10 @@ struct tierd_tier_standing {
 	bool has_min;
 	uint64_t min_bytes;
 	uint64_t over_bytes;       /* usage above max, else 0 */
+	uint64_t fill_bytes;       /* with a max: the max less its band, where
+				    * promotions stop and enforcement demotes to */
+	uint64_t ceiling_bytes;    /* with a max: what promotions may raise it to
+				    * this tick, after enforcement (engine.c) */
 	uint64_t under_min_bytes;  /* min above usage, else 0 */
 };
 

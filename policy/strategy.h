@@ -25,8 +25,9 @@ struct tierd_strategy_input {
 	const struct tierd_hotness *hot;          /* never NULL; may be empty */
 	const struct tierd_feedback *feedback;    /* last tick's outcome; never NULL */
 	const struct tierd_cgroup_standing *standing;
-	/* Bytes this cgroup may hold per tier: its max budget, or its pool
-	 * share of the fast tier; TIERD_SHARE_NONE where nothing caps it. */
+	/* Bytes this cgroup may hold per tier: under a max, the ceiling the
+	 * engine set after enforcement (engine.h); else its pool share of the
+	 * fast tier; TIERD_SHARE_NONE where nothing caps it. */
 	uint64_t share_bytes[TIERD_MAX_TIERS];
 	/* Free bytes per tier not yet planned into by anyone this tick. */
 	uint64_t room_bytes[TIERD_MAX_TIERS];

@@ -301,19 +301,20 @@ static int collect_regions(struct linux_state *s, const struct tierd_strategy_in
 /* kswapd, tier by tier from the top: each tier below its watermark plus
  * what is about to land on it (tier 0: the promotion demand) demotes its
  * LRU tail to the next tier down, the rest to lower tiers with room, within
- * `cap` bytes in all. */
+ * `cap` bytes in all. A cgroup capped on a tier sees the room its cap
+ * leaves as the tier's free memory, as memcg reclaim does at a limit. */
 static int kswapd(struct linux_state *s, struct tierd_ledger *l,
 		  const struct tierd_strategy_input *in, uint64_t demand, uint64_t cap)
 {
 	for (size_t t = 0; t + 1 < l->nr_tiers && cap >= TIERD_PAGE_BYTES; t++) {
 		uint64_t want = tierd_baseline_watermark_bytes(in->topo, t, (uint32_t)s->watermark_pmy);
-		uint64_t bytes, left;
+		uint64_t room = tierd_ledger_fits(l, t), bytes, left;
 
 		if (t == 0)
 			want = tierd_add_sat(want, demand);
-		if (l->room[t] >= want)
+		if (room >= want)
 			continue;
-		bytes = tierd_min_u64(tierd_min_u64(want - l->room[t], cap), in->obs->anon_bytes[t]);
+		bytes = tierd_min_u64(tierd_min_u64(want - room, cap), in->obs->anon_bytes[t]);
 		bytes = tierd_page_down(tierd_min_u64(bytes, l->budget));
 		left = bytes;
 		for (size_t to = t + 1; to < l->nr_tiers && left; to++) {

@@ -247,23 +247,24 @@ static void test_engine(void)
 	CHECK_EQ_U64(plan.standings[2].tiers[0].under_min_bytes, 28 * MIB);
 	CHECK_EQ_U64(plan.standings[2].tiers[0].over_bytes, 0);
 	CHECK(!plan.standings[2].over_budget);
-	/* Staging demotion, lowest tier first. a: its 88M go to tier 3. b: its
-	 * own budget is 64M; tier 3 has 12M left, so 12M go there and the other
-	 * 52M one tier up, to tier 2. */
+	/* Staging demotion, lowest tier first, down to the max's fill line
+	 * (the max less 1/64, at least 2M). a: 96M (88M over, 8M of band) go
+	 * to tier 3. b: its own budget is 64M; tier 3 has 4M left, so 4M go
+	 * there and the other 60M one tier up, to tier 2. */
 	CHECK_EQ_INT(plan.nr_actions, 3);
 	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
 	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
 	CHECK_EQ_INT(plan.actions[0].from_tier, 0);
 	CHECK_EQ_INT(plan.actions[0].to_tier, 3);
-	CHECK_EQ_U64(plan.actions[0].bytes, 88 * MIB);
+	CHECK_EQ_U64(plan.actions[0].bytes, 96 * MIB);
 	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
 	CHECK_EQ_INT(plan.actions[1].cgroup, 1);
 	CHECK_EQ_INT(plan.actions[1].to_tier, 3);
-	CHECK_EQ_U64(plan.actions[1].bytes, 12 * MIB);
+	CHECK_EQ_U64(plan.actions[1].bytes, 4 * MIB);
 	CHECK_EQ_INT(plan.actions[2].cgroup, 1);
 	CHECK_EQ_INT(plan.actions[2].to_tier, 2);
-	CHECK_EQ_U64(plan.actions[2].bytes, 52 * MIB);
-	CHECK_EQ_U64(plan.planned_bytes, 152 * MIB);
+	CHECK_EQ_U64(plan.actions[2].bytes, 60 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 160 * MIB);
 	tierd_plan_free(&plan);
 
 	/* Half a second later, b's 1 s period is spent: only a moves. */
@@ -276,7 +277,7 @@ static void test_engine(void)
 	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 3);
-	CHECK_EQ_U64(plan.planned_bytes, 152 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 160 * MIB);
 	tierd_plan_free(&plan);
 
 	/* A cgroup missing from a tick keeps its budget period: b spent its
@@ -669,7 +670,9 @@ static void test_engine_strategy(void)
 	/* A cgroup over its tier-0 max is demoted before its strategy runs,
 	 * and the strategy cannot promote into a tier it is over beyond what
 	 * it demotes of it in the same plan (linux's kswapd demotes: tier 0
-	 * is below its watermark): an exchange, never a crossing. */
+	 * is below its watermark): an exchange, never a crossing. The
+	 * demotion goes to the fill line: a 256K max keeps a page as its
+	 * band. */
 	pol.nr_tiers = 1;
 	pol.tiers[0] = (struct tierd_tier_budget){ .selector = TIERD_SELECT_INDEX, .index = 0,
 						   .max = { .kind = TIERD_AMOUNT_BYTES,
@@ -680,7 +683,9 @@ static void test_engine_strategy(void)
 	CHECK(plan.nr_actions >= 1);
 	CHECK_EQ_INT(plan.actions[0].reason, TIERD_REASON_OVER_TIER_MAX);
 	CHECK_EQ_INT(plan.actions[0].kind, TIERD_ACTION_DEMOTE);
-	CHECK_EQ_U64(plan.actions[0].bytes, 256 * 1024);
+	CHECK_EQ_U64(plan.actions[0].bytes, 260 * 1024);
+	CHECK_EQ_U64(plan.standings[0].tiers[0].fill_bytes, 252 * 1024);
+	CHECK_EQ_U64(plan.standings[0].tiers[0].ceiling_bytes, 252 * 1024);
 	{
 		uint64_t into0 = 0, outof0 = 0;
 
@@ -710,6 +715,103 @@ static void test_engine_strategy(void)
 	free(pol.strategy_params);
 	pol.strategy_params = NULL;
 	tierd_engine_free(e);
+}
+
+/* What band_run saw over its ticks. */
+struct band_counts {
+	unsigned over_ticks;   /* ticks with an over-tier-max demotion */
+	unsigned first_over;
+	unsigned raised;       /* plans that raised tier 0 above the fill line
+				* (63M) or where it was */
+	unsigned exchanges;    /* ticks that demoted and promoted its tier 0 */
+};
+
+/* One cgroup with a tier-0 max of 64M (fill line 63M) and `start` bytes on
+ * tier 0, for 60 one-second ticks; with `hot`, 256 sampled pages (1M) on
+ * tier 3 every tick under linux, else no strategy. The plan is carried out
+ * on the counts, then the cgroup allocates 256K on tier 0. */
+#define BAND_TICKS 60
+#define BAND_SAMPLES 256
+static struct band_counts band_run(uint64_t start, bool hot)
+{
+	struct tierd_topology topo;
+	struct tierd_cgroup_obs obs = { .id = 9 };
+	struct tierd_policy pol = budget_policy("x", 64 * MIB);
+	struct tierd_sample samples[BAND_SAMPLES];
+	struct tierd_hotness hotness = { .nr_samples = hot ? BAND_SAMPLES : 0, .samples = samples };
+	struct tierd_engine_cgroup cg = { .obs = &obs, .policy = &pol, .hot = &hotness };
+	struct band_counts n = { 0 };
+	struct tierd_engine *e;
+
+	pol.strategy = hot ? TIERD_STRATEGY_LINUX : TIERD_STRATEGY_NONE;
+	obs.anon_bytes[0] = start;
+	obs.anon_bytes[3] = 512 * MIB;
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	for (unsigned tick = 1; tick <= BAND_TICKS; tick++) {
+		uint64_t free_bytes[4], now = tick * TIERD_USEC_PER_SEC, before = obs.anon_bytes[0];
+		uint64_t in0 = 0, out0 = 0;
+		bool over = false;
+		struct tierd_engine_input in;
+		struct tierd_plan plan;
+
+		for (int t = 0; t < 4; t++)
+			free_bytes[t] = GIB - obs.anon_bytes[t];
+		four_tiers(&topo, free_bytes);
+		for (int i = 0; i < BAND_SAMPLES; i++)
+			samples[i] = (struct tierd_sample){
+				.addr = 0x40000000 + ((uint64_t)tick * BAND_SAMPLES + (uint64_t)i) * TIERD_PAGE_BYTES,
+				.tier = 3, .time_usec = now, .interval_usec = 100 * TIERD_USEC_PER_MSEC };
+		in = engine_input(&topo, &cg, 1, now, 1 * GIB);
+		if (tierd_engine_plan(e, &in, &plan) < 0) {
+			CHECK(false);
+			break;
+		}
+		for (size_t i = 0; i < plan.nr_actions; i++) {
+			const struct tierd_action *a = &plan.actions[i];
+
+			obs.anon_bytes[a->from_tier] -= a->bytes;
+			obs.anon_bytes[a->to_tier] += a->bytes;
+			in0 += a->to_tier == 0 ? a->bytes : 0;
+			out0 += a->from_tier == 0 ? a->bytes : 0;
+			over |= a->reason == TIERD_REASON_OVER_TIER_MAX;
+		}
+		tierd_plan_free(&plan);
+		if (over) {
+			n.over_ticks++;
+			n.first_over = n.first_over ? n.first_over : tick;
+		}
+		n.raised += obs.anon_bytes[0] > tierd_max_u64(before, 63 * MIB);
+		n.exchanges += in0 && out0;
+		obs.anon_bytes[0] += 256 * 1024;
+	}
+	tierd_engine_free(e);
+	return n;
+}
+
+/* A cgroup at its max is not demoted and promoted again every tick, as
+ * one was whose promotions filled it to the max and whose next
+ * allocation crossed it. */
+static void test_max_band(void)
+{
+	struct band_counts n;
+
+	/* Allocations alone, from 60M: over the max at tick 18, demoted to
+	 * the fill line, over again once the band's 1M has filled: every 5th
+	 * tick, 9 times in 60. Without the band (the same run with a zero
+	 * band, measured): over at every tick from 18 on, 43 times, each a
+	 * 256K demotion. */
+	n = band_run(60 * MIB, false);
+	CHECK_EQ_INT(n.first_over, 18);
+	CHECK_EQ_INT(n.over_ticks, 9);
+	CHECK_EQ_INT(n.raised, 0);
+	/* Hot pages promoted every tick, from 32M: the promotions stop at the
+	 * fill line; there linux's kswapd, at the cap, demotes the cgroup's own
+	 * cold memory for them, an exchange each tick, and its room absorbs
+	 * the allocations: never over. */
+	n = band_run(32 * MIB, true);
+	CHECK_EQ_INT(n.raised, 0);
+	CHECK_EQ_INT(n.over_ticks, 0);
+	CHECK(n.exchanges > 0);
 }
 
 /* HMM-V pool: floors at 75% of the initial share, the rest by need. */
@@ -1003,6 +1105,7 @@ int main(void)
 	test_min_protection();
 	test_pool_shares();
 	test_engine_strategy();
+	test_max_band();
 	test_pool_capped_by_max();
 	test_pool_need_rounds();
 	test_pool_need_union();

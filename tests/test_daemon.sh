@@ -99,15 +99,16 @@ expect_eq "$?" 0 "tierd --once with an unwritable metrics path"
 expect_line "$T/err2" "tierd: warning: cannot write metrics to $T/no/such/dir/m.prom: No such file or directory"
 
 # A demotion split over two tiers is logged as one line with its total:
-# staging demotion fills db's 512M share of tier 3 (it holds 32M there),
-# the rest goes one tier up.
+# 704M over the 128M max and 2M of band below it (policy/engine.c); staging
+# demotion fills db's 512M share of tier 3 (it holds 32M there), the rest
+# goes one tier up.
 mkdir "$T/split"
 printf '{"name": "db", "match": {"path": "/workload.slice/db.service"}, "tiers": [{"tier": 0, "max": "128M"}, {"tier": 3, "max": "512M"}]}\n' >"$T/split/db.json"
 $TIERD --root $FIX/four-tier --config configs/tierd.json --policy-dir "$T/split" --once --dry-run \
 	--log-target=stderr --metrics-file "$T/ms.prom" --state-file "$T/ss.json" >"$T/outs" 2>"$T/errs"
-expect_line "$T/errs" 'tierd: warning: cgroup /workload.slice/db.service is over its tier 0 budget by 704.0M: holds 832.0M, max 128.0M (policy db); plan: demote 704.0M to tiers 3, 2 (dry run)'
+expect_line "$T/errs" 'tierd: warning: cgroup /workload.slice/db.service is over its tier 0 budget by 704.0M: holds 832.0M, max 128.0M (policy db); plan: demote 706.0M to tiers 3, 2 (dry run)'
 expect_grep "$T/outs" 'demote 480.0M of /workload.slice/db.service from tier 0 to tier 3'
-expect_grep "$T/outs" 'demote 224.0M of /workload.slice/db.service from tier 0 to tier 2'
+expect_grep "$T/outs" 'demote 226.0M of /workload.slice/db.service from tier 0 to tier 2'
 
 # A managed cgroup without memory files (the controller is not enabled for
 # it) is reported, not silently skipped as if it had gone away.
