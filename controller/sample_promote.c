@@ -160,6 +160,64 @@ static void move_group(struct tierd_sample_promoter *p, const struct tierd_topol
 	}
 }
 
+/* Per cgroup and tier, the bytes a promotion may still add under the
+ * cgroup's max this tick: its ceiling (engine.h) less what it holds and
+ * what the plan moves in; UINT64_MAX where no max caps it. NULL on
+ * -ENOMEM. */
+static uint64_t (*ceiling_room(const struct tierd_engine_input *in,
+			       const struct tierd_plan *plan))[TIERD_MAX_TIERS]
+{
+	uint64_t (*room)[TIERD_MAX_TIERS] = calloc(in->nr_cgroups + 1, sizeof(*room));
+	int64_t (*net)[TIERD_MAX_TIERS] = calloc(in->nr_cgroups + 1, sizeof(*net));
+
+	if (!room || !net) {
+		free(room);
+		free(net);
+		return NULL;
+	}
+	for (size_t i = 0; i < plan->nr_actions; i++) {
+		const struct tierd_action *a = &plan->actions[i];
+
+		if (a->cgroup < in->nr_cgroups && a->from_tier < TIERD_MAX_TIERS &&
+		    a->to_tier < TIERD_MAX_TIERS) {
+			net[a->cgroup][a->to_tier] += (int64_t)a->bytes;
+			net[a->cgroup][a->from_tier] -= (int64_t)a->bytes;
+		}
+	}
+	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		for (size_t t = 0; t < TIERD_MAX_TIERS; t++) {
+			const struct tierd_tier_standing *ts = plan->standings ? &plan->standings[c].tiers[t] : NULL;
+			int64_t after;
+
+			room[c][t] = UINT64_MAX;
+			if (!ts || !ts->has_max)
+				continue;
+			after = (int64_t)(ts->anon_bytes + ts->file_bytes) + net[c][t];
+			room[c][t] = after < (int64_t)ts->ceiling_bytes ? ts->ceiling_bytes - (uint64_t)after : 0;
+		}
+	}
+	free(net);
+	return room;
+}
+
+/* Whether a retry into to_tier still fits cgroup id's max, which it then
+ * takes from: the engine admitted the page a tick or more ago, and the
+ * cgroup may have grown to its max since. */
+static bool retry_fits(const struct tierd_engine_input *in, uint64_t (*room)[TIERD_MAX_TIERS],
+		       uint64_t id, uint32_t to_tier)
+{
+	for (size_t c = 0; c < in->nr_cgroups; c++) {
+		if (in->cgroups[c].obs->id != id || to_tier >= TIERD_MAX_TIERS)
+			continue;
+		if (room[c][to_tier] < TIERD_PAGE_BYTES)
+			return false;
+		if (room[c][to_tier] != UINT64_MAX)
+			room[c][to_tier] -= TIERD_PAGE_BYTES;
+		return true;
+	}
+	return true;
+}
+
 int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_engine_input *in,
 			 const struct tierd_plan *plan, struct tierd_migration_stats *stats,
 			 struct tierd_promotion_counts *counts, tierd_promote_log_fn log_fn,
@@ -168,6 +226,7 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 	struct tierd_promote_feedback *fb = NULL;
 	uint64_t *addrs = NULL, *again = NULL;
 	struct item *items = NULL;
+	uint64_t (*room)[TIERD_MAX_TIERS] = NULL;
 	size_t nr_pages = p->nr_retry, n = 0;
 	int r = -ENOMEM;
 
@@ -185,9 +244,19 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 		if (!items || !addrs || !again || !fb)
 			goto out;
 	}
-	for (size_t i = 0; i < p->nr_retry; i++)
+	if (p->nr_retry) {
+		room = ceiling_room(in, plan);
+		if (!room)
+			goto out;
+	}
+	for (size_t i = 0; i < p->nr_retry; i++) {
+		if (!retry_fits(in, room, p->retry[i].cgroup_id, p->retry[i].to_tier)) {
+			p->at_max++;
+			continue;
+		}
 		add_item(p, in->topo, items, &n, p->retry[i].token, p->retry[i].cgroup_id,
 			 p->retry[i].from_tier, p->retry[i].to_tier, p->retry[i].attempts);
+	}
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		const struct tierd_action *a = &plan->actions[i];
 
@@ -216,6 +285,7 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 	}
 	r = 0;
 out:
+	free(room);
 	free(fb);
 	free(again);
 	free(addrs);

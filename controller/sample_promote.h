@@ -5,7 +5,8 @@
  * the engine picked). Pages that failed for a reason that may pass (busy,
  * target node full) wait in a retry queue and go again with the next
  * tick's promotions, up to TIERD_PROMOTE_ATTEMPTS tries (Mole §4.5.2:
- * "defers the current attempt and retries it"); pages of a process gone or
+ * "defers the current attempt and retries it"), unless the cgroup has
+ * since reached its max on the target tier; pages of a process gone or
  * unmapped are dropped. Every page is accounted on the move_pages path,
  * by target tier, and per cgroup for the engine's feedback. */
 #ifndef TIERD_SAMPLE_PROMOTE_H
@@ -51,6 +52,7 @@ struct tierd_sample_promoter {
 	size_t nr_feedback;
 	struct tierd_promote_feedback *feedback; /* of the last run */
 	uint64_t stale;             /* pages of forgotten tokens: not moved */
+	uint64_t at_max;            /* retries dropped: the cgroup reached its max */
 };
 
 /* 0 or -ENOMEM. */

@@ -240,6 +240,52 @@ static void test_retry(void)
 	world_free(&w);
 }
 
+/* A retry into a tier where the cgroup has since reached its max (the
+ * plan's standing: what it holds, plus what the plan moves in, at its
+ * ceiling) is dropped, not moved: the engine admitted it a tick ago. One
+ * page of room takes one retry. */
+static void test_retry_at_max(void)
+{
+	struct world w;
+	struct tierd_action act;
+	struct tierd_cgroup_standing st[2] = { 0 };
+	struct tierd_plan plan = { .nr_cgroups = 2, .standings = st };
+	uint64_t a0;
+
+	world_init(&w);
+	a0 = tierd_sample_pages_token(&w.pages, PID_A, BASE);
+	(void)tierd_sample_pages_token(&w.pages, PID_A, BASE + PAGE);
+	w.f.move_err[0][0] = -EBUSY;
+	w.f.move_err[0][1] = -EBUSY;
+	act = migrate(0, a0, 2, 0);
+	CHECK_EQ_INT(run(&w, &act, 1), 0);
+	CHECK_EQ_U64(w.p.nr_retry, 2);
+	w.f.move_err[0][0] = 0;
+	w.f.move_err[0][1] = 0;
+	st[0].tiers[0] = (struct tierd_tier_standing){ .has_max = true, .anon_bytes = 60 * PAGE,
+						       .max_bytes = 64 * PAGE, .fill_bytes = 62 * PAGE,
+						       .ceiling_bytes = 62 * PAGE };
+	/* The plan moves 1 page of it out of tier 0 and 2 in: 61 held at a
+	 * ceiling of 62, room for one retry. */
+	{
+		struct tierd_action acts[2] = {
+			{ .kind = TIERD_ACTION_DEMOTE, .cgroup = 0, .from_tier = 0, .to_tier = 2,
+			  .bytes = PAGE },
+			{ .kind = TIERD_ACTION_MIGRATE, .cgroup = 0, .from_tier = 2, .to_tier = 0,
+			  .start = BASE + 8 * PAGE, .end = BASE + 10 * PAGE, .bytes = 2 * PAGE },
+		};
+
+		plan.nr_actions = 2;
+		plan.actions = acts;
+		CHECK_EQ_INT(tierd_sample_promote(&w.p, &w.in, &plan, &w.stats, &w.counts, count_log, &w), 0);
+	}
+	CHECK_EQ_U64(w.p.at_max, 1);
+	CHECK_EQ_INT(w.f.node[0][0], 0);
+	CHECK_EQ_INT(w.f.node[0][1], 3);
+	CHECK_EQ_U64(w.p.nr_retry, 0);
+	world_free(&w);
+}
+
 static void test_gone(void)
 {
 	struct world w;
@@ -272,6 +318,7 @@ int main(void)
 {
 	test_groups();
 	test_retry();
+	test_retry_at_max();
 	test_gone();
 	return tierd_test_finish();
 }
