@@ -640,7 +640,7 @@ int tierd_policy_parse(const char *file, const char *text, size_t len, struct ti
 	if (r < 0)
 		return r;
 	snprintf(p.file, sizeof(p.file), "%s", file);
-	p.strategy = TIERD_STRATEGY_NONE;
+	p.strategy = TIERD_STRATEGY_DEFAULT;
 	p.sharing = TIERD_SHARING_ISLAND;
 	p.sampling_rate = TIERD_SAMPLING_DEFAULT_RATE;
 	p.sampling_burst = TIERD_SAMPLING_DEFAULT_BURST;

@@ -4,8 +4,9 @@
 # under Linux's own tiering (numa_balancing 2, demotion on, no tierd), and
 # under tierd as shipped (DAMON and the BPF sampler) started between the
 # fill and the hot tenant, with the cold tenant capped at 128M of tier 0 and
-# the hot tenant under mole. Each second: the hot set's share of tier 0 and
-# its effective latency (series in lib.sh). A benchmark: only that both
+# the hot tenant under the default strategy (its policy names none). Each
+# second: the hot set's share of tier 0 and its effective latency (series
+# in lib.sh). A benchmark: only that both
 # runs kept every page and tierd exited 0 is asserted.
 set -u
 . /scenarios/lib.sh
@@ -65,10 +66,10 @@ echo false >/sys/kernel/mm/numa/demotion_enabled
 fill tierd
 write_config 1s
 cat >/tmp/policies.d/coldt.json <<'JSON'
-{ "name": "coldt", "match": { "path": "/coldt" }, "tiers": [ { "tier": 0, "max": "128M" } ] }
+{ "name": "coldt", "match": { "path": "/coldt" }, "strategy": "none", "tiers": [ { "tier": 0, "max": "128M" } ] }
 JSON
 cat >/tmp/policies.d/hott.json <<'JSON'
-{ "name": "hott", "match": { "path": "/hott" }, "strategy": "mole", "tiers": [ { "tier": 0, "max": "1G", "min": "64M" } ] }
+{ "name": "hott", "match": { "path": "/hott" }, "tiers": [ { "tier": 0, "max": "1G", "min": "64M" } ] }
 JSON
 tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
 tierd_pid=$!

@@ -32,7 +32,7 @@ fi
 start_work /over w --hot 32 --cold 288 --report-ms 1000
 write_config 1s '"numa_balancing": "off"'"$extra"
 cat >/tmp/policies.d/over.json <<'JSON'
-{ "name": "over", "match": { "path": "/over" }, "tiers": [ { "tier": 0, "max": "128M" } ] }
+{ "name": "over", "match": { "path": "/over" }, "strategy": "none", "tiers": [ { "tier": 0, "max": "128M" } ] }
 JSON
 echo "RESULT before_node0 $(cgroup_node_mib /over 0)"
 tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
