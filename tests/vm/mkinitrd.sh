@@ -30,6 +30,8 @@ for src in tests/vm/*.c; do
 		-o "$R/bin/$(basename "$src" .c)" "$src" $extra
 done
 cp tests/vm/init "$R/init"
+# memcached and memcaslap with bookworm's libraries (setup.sh).
+cp -a "$VM/memcached/root" "$R/mc"
 cp tests/vm/scenarios/*.sh "$R/scenarios/"
 cp -r tests/vm/etc/. "$R/etc/"
 mkdir -p "$R/etc/tierd/examples.d"

@@ -2,7 +2,8 @@
 # Fetches what the VM tests need from Debian's repositories, idempotently:
 # QEMU 10 from bookworm-backports (bookworm's QEMU 7.2 double-faults the 6.12
 # kernel under multi-threaded TCG: docs/vm.md), busybox-static, cpio, mmdebstrap
-# (the systemd scenario's Debian root, tests/vm/mkroot.sh), and the
+# (the systemd scenario's Debian root, tests/vm/mkroot.sh), memcached and
+# memcaslap for the memcached scenario (below), and the
 # kernels named as arguments (default 6.12), each cached once as
 # $BUILD/vm/KERNEL/vmlinuz:
 #   6.12  bookworm-backports linux-image-6.12.95+deb12-cloud-amd64-unsigned
@@ -68,8 +69,28 @@ fetch_kernel() {
 	# shellcheck disable=SC2086 # image is a glob
 	cp $dir/kpkg/root/$image "$dir/vmlinuz"
 }
+# Debian's memcached and memcaslap (libmemcached-tools), with the shared
+# libraries they load (readelf's NEEDED, closed over), unpacked into
+# $VM/memcached/root: the memcached scenario runs them through that root's
+# own loader, the initramfs having no dynamic libc of bookworm's.
+MEMCACHED_PKGS="memcached libmemcached-tools libmemcached11 libhashkit2 libevent-2.1-7
+libsasl2-2 libsasl2-modules-db libdb5.3 libssl3 libstdc++6 libgcc-s1 libc6"
+fetch_memcached() {
+	dir=$VM/memcached
+	[ -x "$dir/root/usr/bin/memcaslap" ] && return 0
+	update
+	rm -rf "$dir" && mkdir -p "$dir/debs"
+	# shellcheck disable=SC2086 # one word per package
+	(cd "$dir/debs" && apt-get $O download $MEMCACHED_PKGS)
+	for deb in "$dir"/debs/*.deb; do
+		dpkg-deb -x "$deb" "$dir/root.tmp"
+	done
+	rm -rf "$dir/root.tmp/usr/share"
+	mv "$dir/root.tmp" "$dir/root"
+}
 [ $# -gt 0 ] || set -- 6.12
 for k in "$@"; do
 	fetch_kernel "$k"
 done
+fetch_memcached
 qemu_ok

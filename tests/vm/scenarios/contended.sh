@@ -1,49 +1,17 @@
 # Contended (issue 14): tier 0 is taken. A cold tenant (/coldt, a hog) fills
-# node 0 but CONTENDED_SLACK_MIB, then a hot tenant (/hott:
+# node 0 but FILL_SLACK_MIB (lib.sh), then a hot tenant (/hott:
 # 64 MiB hot and 64 MiB cold, first touched on node 3) starts. Run twice:
 # under Linux's own tiering (numa_balancing 2, demotion on, no tierd), and
 # under tierd as shipped (DAMON and the BPF sampler) started between the
 # fill and the hot tenant, with the cold tenant capped at 128M of tier 0 and
 # the hot tenant under the default strategy (its policy names none). Each
 # second: the hot set's share of tier 0 and its effective latency (series
-# in lib.sh). A benchmark: only that both
-# runs kept every page and tierd exited 0 is asserted.
+# in lib.sh). A benchmark: only that both runs kept every page and tierd
+# exited 0 is asserted.
 set -u
 . /scenarios/lib.sh
 echo +memory >$CG/cgroup.subtree_control
 RUN_S=45
-# Left free on node 0 after the fill: above its watermarks (a few MiB on a
-# 1 GiB node), far below the hot tenant's 128 MiB, so the hot set only fits
-# in tier 0 once something else leaves it.
-CONTENDED_SLACK_MIB=32
-
-node0_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node0/meminfo; }
-
-# fill NAME: a hog in /coldt with node 0's free memory less the slack,
-# first touched where the kernel puts it: node 0 holds both CPUs, and what
-# does not fit falls back to node 1 (bound to node 0, a fill that met an
-# allocation elsewhere was killed by the OOM killer once). Waits up to 180 s.
-fill() {
-	mkdir -p $CG/coldt
-	mib=$(($(node0_free_mib) - CONTENDED_SLACK_MIB))
-	sh -c 'echo $$ >"$0/cgroup.procs"; exec /bin/hog "$1"' $CG/coldt $mib >/tmp/hog.$1 &
-	hog_pid=$!
-	i=0
-	while ! grep -q '^ready' /tmp/hog.$1 && kill -0 $hog_pid 2>/dev/null && [ $i -lt 1800 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "RESULT $1_fill_mib $mib $(cgroup_node_mib /coldt 0)"
-}
-
-# unfill NAME: the hog gone, its cgroup removed, what it held on node 0 at the end.
-unfill() {
-	echo "RESULT $1_coldt_node0_mib_end $(cgroup_node_mib /coldt 0)"
-	kill $hog_pid
-	wait $hog_pid
-	i=0
-	while ! rmdir $CG/coldt 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-}
 
 hot_tenant() { start_work /hott $1 --hot 64 --hot-node 3 --cold 64 --cold-node 3 --report-ms 1000; }
 

@@ -126,3 +126,37 @@ series() {
 		      printf "RESULT %s_final_latency_ns %.0f\n", name, last_lat
 		      printf "RESULT %s_final_cold_top_pages %d\n", name, cold_top }'
 }
+
+# Tier 0 taken (contended, memcached): left free on node 0 after the fill,
+# above its watermarks (a few MiB on a 1 GiB node), far below what the
+# tenant that follows needs, so its hot set only fits in tier 0 once
+# something else leaves it.
+FILL_SLACK_MIB=32
+
+node0_free_mib() { awk '$3 == "MemFree:" { print int($4 / 1024) }' /sys/devices/system/node/node0/meminfo; }
+
+# fill NAME: a hog in /coldt with node 0's free memory less the slack,
+# first touched where the kernel puts it: node 0 holds both CPUs, and what
+# does not fit falls back to node 1 (bound to node 0, a fill that met an
+# allocation elsewhere was killed by the OOM killer once). Waits up to 180 s.
+fill() {
+	mkdir -p $CG/coldt
+	mib=$(($(node0_free_mib) - FILL_SLACK_MIB))
+	sh -c 'echo $$ >"$0/cgroup.procs"; exec /bin/hog "$1"' $CG/coldt $mib >/tmp/hog.$1 &
+	hog_pid=$!
+	i=0
+	while ! grep -q '^ready' /tmp/hog.$1 && kill -0 $hog_pid 2>/dev/null && [ $i -lt 1800 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "RESULT $1_fill_mib $mib $(cgroup_node_mib /coldt 0)"
+}
+
+# unfill NAME: the hog gone, its cgroup removed, what it held on node 0 at the end.
+unfill() {
+	echo "RESULT $1_coldt_node0_mib_end $(cgroup_node_mib /coldt 0)"
+	kill $hog_pid
+	wait $hog_pid
+	i=0
+	while ! rmdir $CG/coldt 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
