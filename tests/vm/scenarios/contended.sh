@@ -15,9 +15,7 @@ RUN_S=45
 
 hot_tenant() { start_work /hott $1 --hot 64 --hot-node 3 --cold 64 --cold-node 3 --report-ms 1000; }
 
-# Linux: tiering mode NUMA balancing promotes, demotion on.
-echo 2 >/proc/sys/kernel/numa_balancing
-echo true >/sys/kernel/mm/numa/demotion_enabled
+tiering_linux
 fill linux
 hot_tenant linux
 sleep $RUN_S
@@ -27,28 +25,11 @@ series linux
 rmdir $CG/hott
 unfill linux
 
-# tierd: its own settings (the sampler sets tiering mode and holds the
-# kernel's promotion off).
-echo 0 >/proc/sys/kernel/numa_balancing
-echo false >/sys/kernel/mm/numa/demotion_enabled
-fill tierd
-write_config 1s
-cat >/tmp/policies.d/coldt.json <<'JSON'
-{ "name": "coldt", "match": { "path": "/coldt" }, "strategy": "none", "tiers": [ { "tier": 0, "max": "128M" } ] }
-JSON
-cat >/tmp/policies.d/hott.json <<'JSON'
-{ "name": "hott", "match": { "path": "/hott" }, "tiers": [ { "tier": 0, "max": "1G", "min": "64M" } ] }
-JSON
-tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
-tierd_pid=$!
-i=0
-while ! grep -q ' policies from' /tmp/tierd.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+tierd_over_fill hott '{ "name": "hott", "match": { "path": "/hott" }, "tiers": [ { "tier": 0, "max": "1G", "min": "64M" } ] }'
 hot_tenant tierd
 sleep $RUN_S
 keep_metrics
-kill -TERM $tierd_pid
-wait $tierd_pid
-echo "RESULT tierd_exit $?"
+stop_tierd
 stop_work tierd
 series tierd
 echo "RESULT tierd_demoted_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"

@@ -160,3 +160,35 @@ unfill() {
 	i=0
 	while ! rmdir $CG/coldt 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
+
+# tiering_linux: Linux's own tiering, no tierd: NUMA balancing in tiering
+# mode promotes, demotion on.
+tiering_linux() {
+	echo 2 >/proc/sys/kernel/numa_balancing
+	echo true >/sys/kernel/mm/numa/demotion_enabled
+}
+
+# tierd_over_fill NAME JSON: tier 0 filled (fill tierd), then tierd with its
+# own settings (the sampler sets tiering mode and holds the kernel's
+# promotion off), /coldt capped at 128M of tier 0 (strategy none) and
+# policy NAME (JSON) for the tenant; waits for its policies. tierd_pid.
+tierd_over_fill() {
+	echo 0 >/proc/sys/kernel/numa_balancing
+	echo false >/sys/kernel/mm/numa/demotion_enabled
+	fill tierd
+	write_config 1s
+	echo '{ "name": "coldt", "match": { "path": "/coldt" }, "strategy": "none", "tiers": [ { "tier": 0, "max": "128M" } ] }' \
+		>/tmp/policies.d/coldt.json
+	echo "$2" >/tmp/policies.d/$1.json
+	tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
+	tierd_pid=$!
+	i=0
+	while ! grep -q ' policies from' /tmp/tierd.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+# stop_tierd: SIGTERM, RESULT tierd_exit.
+stop_tierd() {
+	kill -TERM $tierd_pid
+	wait $tierd_pid
+	echo "RESULT tierd_exit $?"
+}

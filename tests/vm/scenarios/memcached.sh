@@ -90,31 +90,13 @@ run_memcached() {
 	while ! rmdir $CG/mc 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
-# Linux: tiering mode NUMA balancing promotes, demotion on.
-echo 2 >/proc/sys/kernel/numa_balancing
-echo true >/sys/kernel/mm/numa/demotion_enabled
+tiering_linux
 fill linux
 run_memcached linux
 unfill linux
 
-# tierd: its own settings, as in contended.
-echo 0 >/proc/sys/kernel/numa_balancing
-echo false >/sys/kernel/mm/numa/demotion_enabled
-fill tierd
-write_config 1s
-cat >/tmp/policies.d/coldt.json <<'JSON'
-{ "name": "coldt", "match": { "path": "/coldt" }, "strategy": "none", "tiers": [ { "tier": 0, "max": "128M" } ] }
-JSON
-cat >/tmp/policies.d/mc.json <<'JSON'
-{ "name": "mc", "match": { "path": "/mc" } }
-JSON
-tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
-tierd_pid=$!
-i=0
-while ! grep -q ' policies from' /tmp/tierd.log && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+tierd_over_fill mc '{ "name": "mc", "match": { "path": "/mc" } }'
 run_memcached tierd
-kill -TERM $tierd_pid
-wait $tierd_pid
-echo "RESULT tierd_exit $?"
+stop_tierd
 unfill tierd
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 30
