@@ -18,5 +18,6 @@ for who in linux tierd; do
 	grep "^MCSERIES $who " "$L" | tr -d '\r' | awk -v who=$who -v k="$VM_KERNEL" '
 		{ all = $4 + $5 + $6 + $7; if (!all) next; p = int($4 * 1000 / all); sum += p; n++; last = p; if (t50 == "" && p >= 500) t50 = $3 }
 		END { printf "NOTE [%s]: memcached %s: memcached in tier 0: mean %d per mille over %d s, final %d, >= 50%% after %s s\n", k, who, n ? sum / n : 0, n, last, t50 == "" ? "never" : t50 }' >&2
+	echo "NOTE [$VM_KERNEL]: memcached $who: CPU ms during memcaslap's run (tierd kdamonds memcached kswapd): $(res ${who}_cpu_ms)" >&2
 	echo "NOTE [$VM_KERNEL]: memcached $who: $(res ${who}_tps) ops/s, verify_misses $(res ${who}_verify_misses), get_misses $(res ${who}_get_misses), memcached MiB per node at the end $(res ${who}_mc_mib_end), cold tenant left $(res ${who}_coldt_node0_mib_end) MiB in tier 0" >&2
 done

@@ -9,7 +9,8 @@
 # gets and sets for MC_RUN_S on a window of recent keys (the hot ones),
 # verifying every value it reads. Each second: memcached's MiB on each
 # node ("MCSERIES NAME S N0 N1 N2 N3"). At the end: memcaslap's
-# throughput and verification counts, and the 64 values read back.
+# throughput and verification counts, the 64 values read back, and the CPU
+# time tierd, the kdamonds, memcached and kswapd took meanwhile.
 set -u
 . /scenarios/lib.sh
 echo +memory >$CG/cgroup.subtree_control
@@ -24,12 +25,13 @@ MC_VALUE_BYTES=4096
 MC_COLD_KEYS=32768
 MC_CHECK_KEYS=64
 MC_LIB=/mc/lib/x86_64-linux-gnu:/mc/usr/lib/x86_64-linux-gnu
+MC_LD=/mc/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 
 # mc PROGRAM ARGS...: a program of /mc/usr/bin through bookworm's loader.
 mc() {
 	prog=$1
 	shift
-	/mc/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path $MC_LIB /mc/usr/bin/$prog "$@"
+	$MC_LD --library-path $MC_LIB /mc/usr/bin/$prog "$@"
 }
 
 # memcaslap's command file for the cold keys: only sets.
@@ -43,12 +45,36 @@ cmd
 1 0
 CFG
 
+# /proc/PID/stat counts CPU time in USER_HZ ticks, 100 a second on x86.
+USER_HZ=100
+
+# cpu_ms COMM_PATTERN: the CPU time (user + system) of every process whose
+# comm matches, in ms, summed. memcached runs through the loader, so its
+# comm is the loader's: it is counted by pid.
+cpu_ms() {
+	t=0
+	for d in /proc/[0-9]*; do
+		read -r c <$d/comm 2>/dev/null || continue
+		case $c in
+		$1) t=$((t + $(awk '{ print $14 + $15 }' $d/stat 2>/dev/null || echo 0))) ;;
+		esac
+	done
+	echo $((t * 1000 / USER_HZ))
+}
+cpu_pid_ms() { echo $(($(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null || echo 0) * 1000 / USER_HZ)); }
+
+# cpu_all: "tierd kdamond memcached kswapd" CPU ms so far (not memcaslap's:
+# the shell reaps it before its last figure can be read).
+cpu_all() {
+	echo "$(cpu_ms tierd) $(cpu_ms 'kdamond*') $(cpu_pid_ms $mc_pid) $(cpu_ms 'kswapd*')"
+}
+
 # run_memcached NAME: memcached in /mc, the known values, the cold keys,
 # the hot run with its per-second placement; RESULT lines for NAME.
 run_memcached() {
 	mkdir -p $CG/mc
 	sh -c 'echo $$ >"$0/cgroup.procs"; shift; exec "$@"' $CG/mc x \
-		/mc/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 --library-path $MC_LIB /mc/usr/bin/memcached \
+		$MC_LD --library-path $MC_LIB /mc/usr/bin/memcached \
 		-u root -l 127.0.0.1 -p 11211 -m 1024 -t 2 &
 	mc_pid=$!
 	i=0
@@ -64,15 +90,19 @@ run_memcached() {
 	mc memcaslap -s $MC_SERVER -T 1 -c 4 -F /tmp/set.cfg -x $MC_COLD_KEYS >/tmp/$1.cold 2>&1
 	echo "RESULT $1_cold_set $(sed -n 's/^Run time: .* Ops: \([0-9]*\) .*/\1/p' /tmp/$1.cold)"
 	start=$(cut -d. -f1 /proc/uptime)
-	mc memcaslap -s $MC_SERVER -T 1 -c 4 -w 4k -X $MC_VALUE_BYTES -t ${MC_RUN_S}s --verify=1.0 \
-		>/tmp/$1.slap 2>&1 &
+	sh -c 'exec "$@"' x $MC_LD --library-path $MC_LIB \
+		/mc/usr/bin/memcaslap -s $MC_SERVER -T 1 -c 4 -w 4k -X $MC_VALUE_BYTES -t ${MC_RUN_S}s \
+		--verify=1.0 >/tmp/$1.slap 2>&1 &
 	slap_pid=$!
+	cpu_start=$(cpu_all)
 	while kill -0 $slap_pid 2>/dev/null; do
 		echo "MCSERIES $1 $(($(cut -d. -f1 /proc/uptime) - start)) $(for n in 0 1 2 3; do cgroup_node_mib /mc $n; done | tr '\n' ' ')"
 		sleep 1
 	done
+	cpu_end=$(cpu_all)
 	wait $slap_pid
 	echo "RESULT $1_slap_exit $?"
+	echo "RESULT $1_cpu_ms $(echo $cpu_start $cpu_end | awk '{ for (i = 1; i <= 4; i++) printf "%d ", $(i + 4) - $i }')"
 	echo "RESULT $1_tps $(sed -n 's/^Run time: .* TPS: \([0-9]*\) .*/\1/p' /tmp/$1.slap | tail -n 1)"
 	for k in verify_failed verify_misses get_misses; do
 		echo "RESULT $1_$k $(sed -n "s/^$k: //p" /tmp/$1.slap | tail -n 1)"
