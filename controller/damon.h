@@ -46,6 +46,7 @@ struct tierd_damon_features {
 	bool op_vaddr, op_fvaddr, op_paddr;
 	bool target_nid;    /* schemes/<S>/target_nid: 6.11 */
 	bool filter_allow;  /* filters/<F>/allow: 6.14 */
+	bool split_filters; /* schemes/<S>/{core,ops}_filters/: 7.2 */
 	bool dests;         /* schemes/<S>/dests/: 6.17 */
 	bool goal_nid;      /* quotas/goals/<G>/nid: 6.16 */
 };

@@ -115,8 +115,9 @@ static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries,
 		memset(b->applied_base, 0, sizeof(b->applied_base));
 		b->state.nr_kdamonds = b->kd.nr_kdamonds;
 		tierd_log_ev(log, TIERD_LOG_INFO, "damon-started", NULL, NULL, -1, 0,
-			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness)",
-			  b->kd.nr_kdamonds);
+			  "DAMON: %zu kdamonds started, one per tier (paddr, stat scheme for hotness, scheme filters in %s)",
+			  b->kd.nr_kdamonds,
+			  b->features.split_filters ? "core_filters/ and ops_filters/" : "filters/");
 	}
 }
 

@@ -80,20 +80,28 @@ static void fake_kdamond(size_t k, size_t nr_regions, size_t nr_schemes)
 #undef C
 }
 
-/* The files of filters 0..nr-1 of kdamond k's scheme s, as the kernel
+/* The files of filters 0..nr-1 in directory dir ("filters", or 7.2's
+ * "core_filters" and "ops_filters") of kdamond k's scheme s, as the kernel
  * lays them out after nr_filters is written (values "0": untouched). */
-static void fake_filters(size_t k, size_t s, size_t nr)
+static void fake_filters_in(size_t k, size_t s, const char *dir, size_t nr)
 {
 	static const char *const files[] = { "type", "matching", "memcg_path", "addr_start",
 					      "addr_end" };
 	char rel[REL_MAX];
 
+	snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/%s/nr_filters", k, s, dir);
+	tmptree_put(admin, rel, "0\n");
 	for (size_t f = 0; f < nr; f++)
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/filters/%zu/%s",
-				 k, s, f, files[i]);
+			snprintf(rel, sizeof(rel), "kdamonds/%zu/contexts/0/schemes/%zu/%s/%zu/%s",
+				 k, s, dir, f, files[i]);
 			tmptree_put(admin, rel, "0\n");
 		}
+}
+
+static void fake_filters(size_t k, size_t s, size_t nr)
+{
+	fake_filters_in(k, s, "filters", nr);
 }
 
 /* The five counters of kdamond k's scheme s: base + 1 .. base + 5. */
@@ -367,6 +375,7 @@ static void test_probe(const char *root)
 	CHECK(!f.filter_allow);
 	CHECK(!f.dests);
 	CHECK(!f.goal_nid);
+	CHECK(!f.split_filters);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/nr_contexts"), "1");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/goals/nr_goals"), "1");
@@ -377,6 +386,13 @@ static void test_probe(const char *root)
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/quotas/goals/0/nid", "0\n");
 	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
 	CHECK(f.filter_allow && f.dests && f.goal_nid);
+	CHECK(!f.split_filters);
+
+	/* 7.2 and later: filters split into core_filters/ and ops_filters/. */
+	fake_filters_in(0, 0, "core_filters", 0);
+	fake_filters_in(0, 0, "ops_filters", 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK(f.split_filters);
 
 	/* Someone else's kdamond without schemes: read only, not probed. */
 	fake_tree(root, "1\n");
@@ -484,6 +500,70 @@ static void test_addr_filters(const char *root)
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
 	CHECK_EQ_STR(err, "damon context 0 scheme 2: addr filter end <= start");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0\n");
+}
+
+/* Where a scheme has core_filters/ and ops_filters/ (7.2 and later), the
+ * addr filters go to core_filters/ and the memcg filter to ops_filters/,
+ * each numbered from 0; the deprecated filters/ is left empty. */
+static void test_split_filters(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon_scheme_spec *s;
+	struct tierd_damon d;
+	char err[ERR_MAX] = "";
+	int r;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 3);
+	for (size_t sc = 0; sc < 3; sc++) {
+		fake_filters_in(0, sc, "core_filters", 2);
+		fake_filters_in(0, sc, "ops_filters", 1);
+	}
+	example_spec(&spec);
+	spec.contexts[0].nr_schemes = 3;
+	spec.contexts[0].schemes[0] = spec.contexts[0].schemes[1]; /* stat first */
+	s = &spec.contexts[0].schemes[1];
+	*s = (struct tierd_damon_scheme_spec){
+		.action = TIERD_DAMON_ACTION_MIGRATE_COLD, .target_nid = 3,
+		.sz_max = TIERD_DAMON_SZ_UNLIMITED, .nr_accesses_max = 7,
+		.age_max = TIERD_DAMON_NR_UNLIMITED, .apply_interval_us = 25000,
+		.memcg_path = "/a", .has_addr = true, .addr_start = 2 * MIB, .addr_end = 3 * MIB,
+	};
+	s = &spec.contexts[0].schemes[2];
+	*s = spec.contexts[0].schemes[1];
+	s->has_addr = false;
+	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+#define S "kdamonds/0/contexts/0/schemes/"
+	CHECK_EQ_STR(tmptree_get(admin, S "0/core_filters/nr_filters"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "0/ops_filters/nr_filters"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "0/filters/nr_filters"), "0\n");
+
+	CHECK_EQ_STR(tmptree_get(admin, S "1/filters/nr_filters"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/nr_filters"), "2");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/0/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/0/addr_start"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/0/addr_end"), "2097152");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/0/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/1/type"), "addr");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/1/addr_start"), "3145728");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/1/addr_end"), "18446744073709551615");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/core_filters/1/matching"), "Y");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/ops_filters/nr_filters"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/ops_filters/0/type"), "memcg");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/ops_filters/0/memcg_path"), "/a");
+	CHECK_EQ_STR(tmptree_get(admin, S "1/ops_filters/0/matching"), "N");
+
+	CHECK_EQ_STR(tmptree_get(admin, S "2/core_filters/nr_filters"), "0");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/core_filters/0/type"), "0\n");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/nr_filters"), "1");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/0/type"), "memcg");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/0/memcg_path"), "/a");
+	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/0/matching"), "N");
+#undef S
+	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
 }
 
 static void test_stats_and_state(const char *root)
@@ -667,6 +747,7 @@ int main(void)
 	test_tried_regions(root);
 	test_probe(root);
 	test_addr_filters(root);
+	test_split_filters(root);
 	test_stats_and_state(root);
 	test_commit_ctx(root);
 	test_retry_after_failed_cleanup(root);

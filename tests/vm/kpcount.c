@@ -2,12 +2,14 @@
 /* For the kpagecg VM scenario: counts the pages of node NODE charged to the
  * memory cgroup whose inode is INO, straight from /proc/kpagecgroup, then
  * again through tierd_attribute (the node's ranges as DAMON regions), once
- * exact and once sampled every 4th page. Prints RESULT lines. */
+ * exact and once sampled every 4th page, and the CPU time the exact read
+ * took. Prints RESULT lines. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../controller/kpagecgroup.h"
 #include "../../controller/physmem.h"
@@ -17,10 +19,21 @@
 #define RANGES_MAX 16
 #define SAMPLE_EVERY 4 /* the sampled pass reads a quarter of the pages */
 #define DEC_BASE 10
+#define NS_PER_US 1000
+#define US_PER_SEC 1000000
 
 struct counts {
 	uint64_t owned, other, exact, runs, sampled;
+	uint64_t read_cpu_us; /* CPU (user + system) of the exact reads */
 };
+
+static uint64_t cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * US_PER_SEC + (uint64_t)ts.tv_nsec / NS_PER_US;
+}
 
 /* Attributes pages [pfn, pfn + pages) of owner to a single cgroup, ino. */
 static int attribute(const struct tierd_region *reg, uint64_t pfn, uint64_t stride,
@@ -51,7 +64,9 @@ static int count_range(const struct tierd_kpagecgroup *kc, const struct tierd_ph
 		snprintf(err, err_size, "out of memory for %zu owners", pages);
 		goto out;
 	}
+	c->read_cpu_us -= cpu_us();
 	r = tierd_kpagecgroup_read(kc, pfn, pages, owner, err, err_size);
+	c->read_cpu_us += cpu_us();
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < pages; i++) {
@@ -115,6 +130,7 @@ int main(int argc, char **argv)
 	printf("RESULT node%d_attributed_pages %" PRIu64 "\n", nid, c.exact);
 	printf("RESULT node%d_attributed_runs %" PRIu64 "\n", nid, c.runs);
 	printf("RESULT node%d_sampled_pages %" PRIu64 "\n", nid, c.sampled);
+	printf("RESULT node%d_read_cpu_us %" PRIu64 "\n", nid, c.read_cpu_us);
 out:
 	tierd_kpagecgroup_close(&kc);
 	if (r < 0)

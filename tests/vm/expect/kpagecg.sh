@@ -22,3 +22,13 @@ expect_eq "$(res rootcg_node3_owned_pages)" 0 "kpagecg: the hog's pages are not 
 a0=$(( ($(res anon_n0_bytes) + $(res file_n0_bytes) + $(res pagetables_bytes)) / 4096 ))
 expect_range "$(res node0_owned_pages)" "$a0" $((a0 + 4)) "kpagecg: node 0 pages owned by a"
 expect_eq "$(res node0_attributed_pages)" "$(res node0_owned_pages)" "kpagecg: tierd_attribute on node 0"
+# The cost of attribution both ways (docs/kernel.md §1.6): reading node 3's
+# owners once, against a kdamond's stat schemes with a memcg filter each.
+echo "NOTE [$VM_KERNEL]: kpagecg: reading node 3's 262144 page owners took $(res node3_read_cpu_us) us of CPU" >&2
+if [ "$(res damos_cost)" != absent ]; then
+	for c in 1_0 1_1 8_1; do
+		echo "NOTE [$VM_KERNEL]: kpagecg: kdamond over node 3, $(echo $c | sed 's/_1$/ stat scheme(s) with a memcg filter each/; s/_0$/ stat scheme without filter/'): $(res damos_cost_$c | cut -d' ' -f1) ms CPU per second" >&2
+	done
+	expect_eq "$(res damos_cost_1_1 | cut -d' ' -f2)" 67108864 "kpagecg: sz_filter_passed of a memcg filter: a's 64 MiB on node 3"
+	expect_eq "$(res damos_cost_8_1 | cut -d' ' -f2)" 67108864 "kpagecg: the same with eight such schemes"
+fi

@@ -22,5 +22,13 @@ expect_range "$(res final_cold_top2_pages)" 0 24576 "promote: cold pages in tier
 seen_mib=$(($(res promoted_seen_pages) * 4096 / MIB))
 expect_range "$(res hot_succeeded_mib)" $((seen_mib - 1)) 200 "promote: bytes migrate_hot reports moved, at least the $seen_mib MiB seen promoted"
 expect_eq "$(res cold_succeeded_mib)" 0 "promote: nothing demoted (tier 0 has room)"
+# A scheme's memcg filter goes where the kernel reads it best: ops_filters/
+# on kernels that split the filter directories (7.2+: 7.3 here), filters/
+# on the others (6.12), probed per scheme directory, never by version.
+case "$(res memcg_filter_dir)" in
+*" Y") want="ops_filters Y" ;;
+*) want="filters N" ;;
+esac
+expect_eq "$(res memcg_filter_dir)" "$want" "promote: tierd's memcg filter in ops_filters/ where the scheme has it, else in filters/"
 expect_eq "$(res tierd_exit)" 0 "promote: tierd exits 0"
 expect_eq "$(res w_checksum)" "pages=65536 bad=0" "promote: every page intact"

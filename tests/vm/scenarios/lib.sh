@@ -75,6 +75,22 @@ damon_read() {
 	done
 }
 
+# memcg_filter_dir: the directory of the first memcg filter found in a
+# running action scheme ("filters", or "ops_filters" where the kernel splits
+# the filter directories, 7.2 and later), then whether that scheme has an
+# ops_filters/ directory at all (Y or N); "none -" while there is none. A
+# read that DAMON's trylock refuses counts as not found.
+memcg_filter_dir() {
+	for f in /sys/kernel/mm/damon/admin/kdamonds/*/contexts/0/schemes/*/*filters/*/type; do
+		[ "$(cat "$f" 2>/dev/null)" = memcg ] || continue
+		d=${f%/*/type}
+		s=${d%/*}
+		if [ -d "$s/ops_filters" ]; then echo "${d##*/} Y"; else echo "${d##*/} N"; fi
+		return
+	done
+	echo "none -"
+}
+
 # mib BYTES: whole MiB, 0 for an empty value.
 mib() { echo $((${1:-0} / MIB)); }
 

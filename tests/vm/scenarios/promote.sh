@@ -19,9 +19,16 @@ JSON
 tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
 tierd_pid=$!
 # Until the move (30 s after ready) and 30 s past it.
+# Meanwhile, where its migrate_hot schemes hold their memcg filter.
 i=0
-while ! grep -q "^moved" /tmp/w.out && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
+fdir="none -"
+while ! grep -q "^moved" /tmp/w.out && [ $i -lt 60 ]; do
+	[ "$fdir" = "none -" ] && fdir=$(memcg_filter_dir)
+	sleep 1
+	i=$((i + 1))
+done
 sleep 30
+echo "RESULT memcg_filter_dir $fdir"
 keep_metrics
 kill -TERM $tierd_pid
 wait $tierd_pid
