@@ -164,6 +164,21 @@ static void example_spec(struct tierd_damon_spec *spec)
 	s->age_max = TIERD_DAMON_NR_UNLIMITED;
 }
 
+/* example_spec's stat scheme first, then scheme 1: demote /a's pages in
+ * [2 MiB, 3 MiB) to node 3; nr schemes in all (the rest for the caller). */
+static void filtered_spec(struct tierd_damon_spec *spec, size_t nr)
+{
+	example_spec(spec);
+	spec->contexts[0].nr_schemes = nr;
+	spec->contexts[0].schemes[0] = spec->contexts[0].schemes[1]; /* stat first */
+	spec->contexts[0].schemes[1] = (struct tierd_damon_scheme_spec){
+		.action = TIERD_DAMON_ACTION_MIGRATE_COLD, .target_nid = 3,
+		.sz_max = TIERD_DAMON_SZ_UNLIMITED, .nr_accesses_max = 7,
+		.age_max = TIERD_DAMON_NR_UNLIMITED, .apply_interval_us = 25000,
+		.memcg_path = "/a", .has_addr = true, .addr_start = 2 * MIB, .addr_end = 3 * MIB,
+	};
+}
+
 static void test_start_writes(const char *root)
 {
 	struct tierd_damon_spec spec;
@@ -421,16 +436,7 @@ static void test_addr_filters(const char *root)
 	fake_kdamond(0, 2, 4);
 	for (size_t sc = 1; sc < 4; sc++)
 		fake_filters(0, sc, 3);
-	example_spec(&spec);
-	spec.contexts[0].nr_schemes = 4;
-	spec.contexts[0].schemes[0] = spec.contexts[0].schemes[1]; /* stat first */
-	s = &spec.contexts[0].schemes[1];
-	*s = (struct tierd_damon_scheme_spec){
-		.action = TIERD_DAMON_ACTION_MIGRATE_COLD, .target_nid = 3,
-		.sz_max = TIERD_DAMON_SZ_UNLIMITED, .nr_accesses_max = 7,
-		.age_max = TIERD_DAMON_NR_UNLIMITED, .apply_interval_us = 25000,
-		.memcg_path = "/a", .has_addr = true, .addr_start = 2 * MIB, .addr_end = 3 * MIB,
-	};
+	filtered_spec(&spec, 4);
 	s = &spec.contexts[0].schemes[2];
 	*s = spec.contexts[0].schemes[1];
 	s->action = TIERD_DAMON_ACTION_MIGRATE_HOT;
@@ -519,16 +525,7 @@ static void test_split_filters(const char *root)
 		fake_filters_in(0, sc, "core_filters", 2);
 		fake_filters_in(0, sc, "ops_filters", 1);
 	}
-	example_spec(&spec);
-	spec.contexts[0].nr_schemes = 3;
-	spec.contexts[0].schemes[0] = spec.contexts[0].schemes[1]; /* stat first */
-	s = &spec.contexts[0].schemes[1];
-	*s = (struct tierd_damon_scheme_spec){
-		.action = TIERD_DAMON_ACTION_MIGRATE_COLD, .target_nid = 3,
-		.sz_max = TIERD_DAMON_SZ_UNLIMITED, .nr_accesses_max = 7,
-		.age_max = TIERD_DAMON_NR_UNLIMITED, .apply_interval_us = 25000,
-		.memcg_path = "/a", .has_addr = true, .addr_start = 2 * MIB, .addr_end = 3 * MIB,
-	};
+	filtered_spec(&spec, 3);
 	s = &spec.contexts[0].schemes[2];
 	*s = spec.contexts[0].schemes[1];
 	s->has_addr = false;
