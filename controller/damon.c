@@ -310,12 +310,14 @@ static size_t addr_filters(const struct tierd_damon_scheme_spec *sc)
 	return (sc->addr_start > 0 ? 1 : 0) + (sc->addr_end < UINT64_MAX ? 1 : 0);
 }
 
-/* Where a scheme's filters go. 6.12 has one filters/ directory; 7.2 and
- * later split it into core_filters/ (addr, target: DAMON's core) and
- * ops_filters/ (anon, memcg, young: the paddr operations) and keep
+/* Where a kdamond's scheme filters go. 6.12 has one filters/ directory;
+ * 7.2 and later split it into core_filters/ (addr, target: DAMON's core)
+ * and ops_filters/ (anon, memcg, young: the paddr operations) and keep
  * filters/ only as a deprecated alias (docs/kernel.md §1.5). tierd writes
- * the split directories where the scheme has them. */
+ * the split directories where the kernel has them; every scheme of a
+ * kernel has the same ones, so scheme s = 0 (once it exists) tells. */
 struct filter_dirs {
+	bool split;
 	const char *addr;  /* "filters" or "core_filters" */
 	const char *memcg; /* "filters" or "ops_filters" */
 };
@@ -324,8 +326,8 @@ static struct filter_dirs filter_dirs_of(const struct dio *io, size_t k, size_t 
 {
 	if (existsf(io, "kdamonds/%zu/contexts/0/schemes/%zu/core_filters", k, s) &&
 	    existsf(io, "kdamonds/%zu/contexts/0/schemes/%zu/ops_filters", k, s))
-		return (struct filter_dirs){ "core_filters", "ops_filters" };
-	return (struct filter_dirs){ "filters", "filters" };
+		return (struct filter_dirs){ true, "core_filters", "ops_filters" };
+	return (struct filter_dirs){ false, "filters", "filters" };
 }
 
 static int write_addr_filter(const struct dio *io, size_t k, size_t s, const char *dir, size_t f,
@@ -347,8 +349,10 @@ static int write_addr_filter(const struct dio *io, size_t k, size_t s, const cha
 }
 
 /* The nr_* files of kdamond k below contexts/nr_contexts: a write re-creates
- * the children, so they all come before any child file. */
-static int write_counts(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx)
+ * the children, so they all come before any child file. *dirs gets where
+ * the schemes' filters went. */
+static int write_counts(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx,
+			struct filter_dirs *dirs)
 {
 #define SCHEME "kdamonds/%zu/contexts/0/schemes/%zu/"
 	char v[NUM_MAX];
@@ -361,29 +365,28 @@ static int write_counts(const struct dio *io, size_t k, const struct tierd_damon
 	if (r == 0)
 		r = putf(io, u64s(v, ctx->nr_schemes), "kdamonds/%zu/contexts/0/schemes/nr_schemes",
 			 k);
+	if (r == 0 && ctx->nr_schemes > 0)
+		*dirs = filter_dirs_of(io, k, 0);
 	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++) {
 		const struct tierd_damon_scheme_spec *sc = &ctx->schemes[s];
-		struct filter_dirs dirs = filter_dirs_of(io, k, s);
 		size_t nr_addr = addr_filters(sc), nr_memcg = sc->memcg_path[0] ? 1 : 0;
 
-		if (strcmp(dirs.addr, dirs.memcg) == 0) {
-			r = putf(io, u64s(v, nr_addr + nr_memcg), SCHEME "%s/nr_filters", k, s,
-				 dirs.addr);
+		if (!dirs->split) {
+			r = putf(io, u64s(v, nr_addr + nr_memcg), SCHEME "filters/nr_filters", k, s);
 			continue;
 		}
-		r = putf(io, u64s(v, nr_addr), SCHEME "%s/nr_filters", k, s, dirs.addr);
+		r = putf(io, u64s(v, nr_addr), SCHEME "%s/nr_filters", k, s, dirs->addr);
 		if (r == 0)
-			r = putf(io, u64s(v, nr_memcg), SCHEME "%s/nr_filters", k, s, dirs.memcg);
+			r = putf(io, u64s(v, nr_memcg), SCHEME "%s/nr_filters", k, s, dirs->memcg);
 	}
 	return r;
 #undef SCHEME
 }
 
 static int write_scheme(const struct dio *io, size_t k, size_t s,
-			const struct tierd_damon_scheme_spec *sc)
+			const struct tierd_damon_scheme_spec *sc, const struct filter_dirs *dirs)
 {
 #define SCHEME "kdamonds/%zu/contexts/0/schemes/%zu/"
-	struct filter_dirs dirs = filter_dirs_of(io, k, s);
 	char v[NUM_MAX];
 	size_t f = 0;
 	int r;
@@ -413,18 +416,18 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 		r = putf(io, u64s(v, sc->quota_reset_ms), SCHEME "quotas/reset_interval_ms", k, s);
 	/* Filters reject what they match (allow stays N where it exists). */
 	if (r == 0 && sc->has_addr && sc->addr_start > 0)
-		r = write_addr_filter(io, k, s, dirs.addr, f++, 0, sc->addr_start);
+		r = write_addr_filter(io, k, s, dirs->addr, f++, 0, sc->addr_start);
 	if (r == 0 && sc->has_addr && sc->addr_end < UINT64_MAX)
-		r = write_addr_filter(io, k, s, dirs.addr, f++, sc->addr_end, UINT64_MAX);
-	if (strcmp(dirs.addr, dirs.memcg) != 0)
+		r = write_addr_filter(io, k, s, dirs->addr, f++, sc->addr_end, UINT64_MAX);
+	if (dirs->split)
 		f = 0;
 	/* matching N rejects what is NOT in the cgroup, i.e. acts on it only. */
 	if (r == 0 && sc->memcg_path[0]) {
-		r = putf(io, "memcg", SCHEME "%s/%zu/type", k, s, dirs.memcg, f);
+		r = putf(io, "memcg", SCHEME "%s/%zu/type", k, s, dirs->memcg, f);
 		if (r == 0)
-			r = putf(io, sc->memcg_path, SCHEME "%s/%zu/memcg_path", k, s, dirs.memcg, f);
+			r = putf(io, sc->memcg_path, SCHEME "%s/%zu/memcg_path", k, s, dirs->memcg, f);
 		if (r == 0)
-			r = putf(io, "N", SCHEME "%s/%zu/matching", k, s, dirs.memcg, f);
+			r = putf(io, "N", SCHEME "%s/%zu/matching", k, s, dirs->memcg, f);
 	}
 	return r;
 #undef SCHEME
@@ -434,10 +437,11 @@ static int write_scheme(const struct dio *io, size_t k, size_t s,
 static int write_context(const struct dio *io, size_t k, const struct tierd_damon_ctx_spec *ctx)
 {
 #define CTX "kdamonds/%zu/contexts/0/"
+	struct filter_dirs dirs = { false, "filters", "filters" };
 	char v[NUM_MAX];
 	int r;
 
-	r = write_counts(io, k, ctx);
+	r = write_counts(io, k, ctx, &dirs);
 	if (r == 0)
 		r = putf(io, ctx->ops, CTX "operations", k);
 	if (r == 0)
@@ -457,7 +461,7 @@ static int write_context(const struct dio *io, size_t k, const struct tierd_damo
 				 i);
 	}
 	for (size_t s = 0; r == 0 && s < ctx->nr_schemes; s++)
-		r = write_scheme(io, k, s, &ctx->schemes[s]);
+		r = write_scheme(io, k, s, &ctx->schemes[s], &dirs);
 	return r;
 #undef CTX
 }
@@ -515,7 +519,7 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *er
 	f->target_nid = existsf(&io, S0 "target_nid");
 	f->dests = existsf(&io, S0 "dests");
 	f->filter_allow = existsf(&io, S0 "filters/0/allow");
-	f->split_filters = existsf(&io, S0 "core_filters") && existsf(&io, S0 "ops_filters");
+	f->split_filters = filter_dirs_of(&io, 0, 0).split;
 	f->goal_nid = existsf(&io, S0 "quotas/goals/0/nid");
 #undef S0
 out:
