@@ -5,6 +5,7 @@
 # filter with matching N moves only that cgroup's cold pages, state
 # on/commit/off, the commit trap, tried_regions after an update.
 set -u
+. /scenarios/lib.sh
 echo 0 >/proc/sys/kernel/numa_balancing
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/test
@@ -14,11 +15,7 @@ K=$D/kdamonds/0
 C=$K/contexts/0
 S=$C/schemes/0
 NODE0_END=1073741824 # node 0 is [0, 1 GiB) in this VM (docs/vm.md)
-MIB=1048576
 
-w() { # VALUE FILE: write as tierd does; a failure is a RESULT line
-	printf '%s' "$1" >"$2" 2>/dev/null || echo "RESULT write_failed $2"
-}
 anon_mib() { # NODE: anon MiB of /test on NODE
 	sed -n "s/^anon .*N$1=\([0-9]*\).*/\1/p" /sys/fs/cgroup/test/memory.numa_stat |
 		awk -v m=$MIB '{ print int($1 / m) }'
@@ -45,10 +42,9 @@ echo "RESULT damon_admin $(yn $D)"
 echo "RESULT nr_kdamonds_before $(cat $D/kdamonds/nr_kdamonds)"
 # DAMON_STAT (controller/damon_modules.c), where the kernel has it: its
 # kdamond is not one of nr_kdamonds and excludes sysfs kdamonds.
-STAT=/sys/module/damon_stat/parameters/enabled
-if [ -e $STAT ]; then
-	echo "RESULT damon_stat_boot $(cat $STAT)"
-	if [ "$(cat $STAT)" = Y ]; then
+if [ -e $DAMON_STAT ]; then
+	echo "RESULT damon_stat_boot $(cat $DAMON_STAT)"
+	if [ "$(cat $DAMON_STAT)" = Y ]; then
 		w 1 $D/kdamonds/nr_kdamonds
 		w 1 $K/contexts/nr_contexts
 		w vaddr $K/contexts/0/operations
@@ -56,9 +52,9 @@ if [ -e $STAT ]; then
 		w $$ $K/contexts/0/targets/0/pid_target
 		echo "RESULT on_beside_stat_rc $(try on $K/state)"
 		w 0 $D/kdamonds/nr_kdamonds
-		w N $STAT
+		w N $DAMON_STAT
 	fi
-	echo "RESULT damon_stat_off $(cat $STAT)"
+	echo "RESULT damon_stat_off $(cat $DAMON_STAT)"
 else
 	echo "RESULT damon_stat_boot absent"
 fi
@@ -157,8 +153,8 @@ for r in $C/schemes/1/tried_regions/*/; do
 done
 
 # DAMON_STAT cannot start beside a sysfs kdamond.
-if [ -e $STAT ]; then
-	echo "RESULT stat_on_beside_kdamond_rc $(try Y $STAT) $(cat $STAT)"
+if [ -e $DAMON_STAT ]; then
+	echo "RESULT stat_on_beside_kdamond_rc $(try Y $DAMON_STAT) $(cat $DAMON_STAT)"
 fi
 
 # A good commit keeps it on. A commit with a memcg_path that does not
@@ -191,7 +187,7 @@ w off $K/state
 echo "RESULT state_off $(cat $K/state)"
 w 0 $D/kdamonds/nr_kdamonds
 echo "RESULT nr_kdamonds_after $(cat $D/kdamonds/nr_kdamonds)"
-if [ -e $STAT ]; then
-	printf '%s' Y >$STAT 2>/dev/null
-	echo "RESULT damon_stat_restored $? $(cat $STAT)"
+if [ -e $DAMON_STAT ]; then
+	printf '%s' Y >$DAMON_STAT 2>/dev/null
+	echo "RESULT damon_stat_restored $? $(cat $DAMON_STAT)"
 fi

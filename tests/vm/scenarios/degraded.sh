@@ -12,7 +12,6 @@ echo false >/sys/kernel/mm/numa/demotion_enabled
 echo +memory >$CG/cgroup.subtree_control
 D=/sys/kernel/mm/damon/admin/kdamonds
 C=$D/0/contexts/0
-w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
 if [ "$(damon_stat)" = Y ]; then
 	echo "RESULT degraded_by damon_stat"
 	extra=', "damon_stat": "leave"'

@@ -5,6 +5,7 @@
 # A 64 MiB hog bound to node 3 in cgroup a: kpcount counts node 3's pages
 # owned by a's inode.
 set -u
+. /scenarios/lib.sh
 echo 0 >/proc/sys/kernel/numa_balancing
 if [ ! -e /proc/kpagecgroup ]; then
 	echo "RESULT kpagecgroup absent"
@@ -48,8 +49,6 @@ echo "RESULT kpcount0_rc $?"
 D=/sys/kernel/mm/damon/admin
 K=$D/kdamonds/0
 C=$K/contexts/0
-STAT=/sys/module/damon_stat/parameters/enabled
-w() { printf '%s' "$1" >"$2" 2>/dev/null || echo "RESULT write_failed $2"; }
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 damos_cost() {
 	w 1 $C/targets/nr_targets
@@ -93,7 +92,7 @@ w 1 $D/kdamonds/nr_kdamonds
 w 1 $K/contexts/nr_contexts
 w 1 $C/schemes/nr_schemes
 if [ -d $C/schemes/0/ops_filters ]; then
-	[ "$(cat $STAT 2>/dev/null)" = Y ] && w N $STAT
+	[ "$(damon_stat)" = Y ] && w N $DAMON_STAT
 	damos_cost 1 0
 	damos_cost 1 1
 	damos_cost 8 1

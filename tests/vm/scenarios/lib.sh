@@ -91,6 +91,10 @@ memcg_filter_dir() {
 	echo "none -"
 }
 
+# w VALUE FILE: writes VALUE as tierd does (printf '%s', no newline); a
+# failed write is a "RESULT write_failed FILE" line.
+w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
+
 # mib BYTES: whole MiB, 0 for an empty value.
 mib() { echo $((${1:-0} / MIB)); }
 

@@ -148,7 +148,6 @@ done
 printf 0 >$D/nr_kdamonds 2>/dev/null
 sleep 600 &
 sleeper=$!
-w() { printf '%s' "$1" >"$2" || echo "RESULT write_failed $2"; }
 # DAMON_STAT's kdamond excludes any other (7.3): the foreign user turns it
 # off first, as it would have to.
 stat_found=$(damon_stat)
