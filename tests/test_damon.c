@@ -164,6 +164,17 @@ static void example_spec(struct tierd_damon_spec *spec)
 	s->age_max = TIERD_DAMON_NR_UNLIMITED;
 }
 
+/* Starts spec's kdamonds, which must succeed (the error shown if not). */
+static void start_ok(const char *root, const struct tierd_damon_spec *spec, struct tierd_damon *d)
+{
+	char err[ERR_MAX] = "";
+	int r = tierd_damon_start(root, spec, TIERD_DAMON_BUSY_RETRIES, d, err, sizeof(err));
+
+	CHECK_EQ_INT(r, 0);
+	if (r < 0)
+		fprintf(stderr, "  err: %s\n", err);
+}
+
 /* example_spec's stat scheme first, then scheme 1: demote /a's pages in
  * [2 MiB, 3 MiB) to node 3; nr schemes in all (the rest for the caller). */
 static void filtered_spec(struct tierd_damon_spec *spec, size_t nr)
@@ -189,10 +200,7 @@ static void test_start_writes(const char *root)
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
-	CHECK_EQ_INT(r, 0);
-	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+	start_ok(root, &spec, &d);
 	CHECK(d.running);
 	CHECK_EQ_INT(d.nr_kdamonds, 1);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1");
@@ -430,7 +438,6 @@ static void test_addr_filters(const char *root)
 	struct tierd_damon_scheme_spec *s;
 	struct tierd_damon d;
 	char err[ERR_MAX] = "";
-	int r;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 4);
@@ -449,10 +456,7 @@ static void test_addr_filters(const char *root)
 	s->memcg_path[0] = '\0';
 	s->addr_start = MIB;
 	s->addr_end = UINT64_MAX;
-	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
-	CHECK_EQ_INT(r, 0);
-	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+	start_ok(root, &spec, &d);
 #define S "kdamonds/0/contexts/0/schemes/"
 	CHECK_EQ_STR(tmptree_get(admin, S "nr_schemes"), "4");
 	CHECK_EQ_STR(tmptree_get(admin, S "0/action"), "stat");
@@ -517,7 +521,6 @@ static void test_split_filters(const char *root)
 	struct tierd_damon_scheme_spec *s;
 	struct tierd_damon d;
 	char err[ERR_MAX] = "";
-	int r;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 3);
@@ -529,10 +532,7 @@ static void test_split_filters(const char *root)
 	s = &spec.contexts[0].schemes[2];
 	*s = spec.contexts[0].schemes[1];
 	s->has_addr = false;
-	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
-	CHECK_EQ_INT(r, 0);
-	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+	start_ok(root, &spec, &d);
 #define S "kdamonds/0/contexts/0/schemes/"
 	CHECK_EQ_STR(tmptree_get(admin, S "0/core_filters/nr_filters"), "0");
 	CHECK_EQ_STR(tmptree_get(admin, S "0/ops_filters/nr_filters"), "0");
@@ -653,10 +653,7 @@ static void test_commit_ctx(const char *root)
 	example_spec(&spec);
 	spec.nr_contexts = 2;
 	spec.contexts[1] = spec.contexts[0];
-	r = tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err));
-	CHECK_EQ_INT(r, 0);
-	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+	start_ok(root, &spec, &d);
 	CHECK_EQ_INT(d.nr_kdamonds, 2);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/state"), "on");
 
