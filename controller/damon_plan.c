@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "damon_plan.h"
+#include "../policy/cold_spans.h"
 #include "../policy/util.h"
 
 int tierd_damon_target_node(const struct tierd_topology *topo, size_t tier)
@@ -61,76 +62,32 @@ static uint32_t span_accesses(const struct tierd_hotness *hot, uint64_t start, u
 	return v;
 }
 
-/* Coldest first: fewest accesses, then oldest, then lowest address. */
-static int cmp_cold(const void *a, const void *b, void *ctx)
-{
-	const struct tierd_region *regions = ctx;
-	const struct tierd_region *x = &regions[*(const size_t *)a];
-	const struct tierd_region *y = &regions[*(const size_t *)b];
-
-	if (x->nr_accesses != y->nr_accesses)
-		return x->nr_accesses < y->nr_accesses ? -1 : 1;
-	if (x->age != y->age)
-		return x->age > y->age ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Where region r's memory not yet taken by an earlier demotion of the same
- * cgroup out of the same tier starts: taken spans start where a region
- * starts (demote_spans cuts the last region short at its end). */
-static uint64_t untaken_start(const struct tierd_region *r, const struct tierd_action *a,
-			      const struct tierd_damos_span *taken, size_t nr_taken)
-{
-	uint64_t start = r->start;
-	bool moved = true;
-
-	while (moved) {
-		moved = false;
-		for (size_t i = 0; i < nr_taken; i++) {
-			const struct tierd_damos_span *t = &taken[i];
-
-			if (t->cgroup == a->cgroup && t->from_tier == a->from_tier &&
-			    t->start <= start && start < t->end) {
-				start = t->end;
-				moved = true;
-			}
-		}
-	}
-	return start < r->end ? start : r->end;
-}
-
+/* A DEMOTE: the cgroup's coldest regions of the source tier
+ * (policy/cold_spans.h), past what the same cgroup's earlier demotions out
+ * of that tier took. */
 static int demote_spans(const struct tierd_action *a, const struct tierd_hotness *hot,
 			const struct tierd_damos_span *taken, size_t nr_taken,
 			struct tierd_damos_span *out, size_t cap, size_t *n)
 {
-	size_t *order = NULL, nr = 0;
-	uint64_t left = a->bytes;
-	int r = 0;
+	size_t room = cap - *n, nr_prior = 0, got;
+	_cleanup_free_ struct tierd_cold_span *prior = calloc(nr_taken + 1, sizeof(*prior));
+	_cleanup_free_ struct tierd_cold_span *cold = calloc(room + 1, sizeof(*cold));
+	int r;
 
-	if (!hot || hot->nr_regions == 0)
-		return 0;
-	order = calloc(hot->nr_regions, sizeof(*order));
-	if (!order)
+	if (!prior || !cold)
 		return -ENOMEM;
-	for (size_t i = 0; i < hot->nr_regions; i++)
-		if (hot->regions[i].tier >= 0 && (size_t)hot->regions[i].tier == a->from_tier)
-			order[nr++] = i;
-	qsort_r(order, nr, sizeof(*order), cmp_cold, (void *)hot->regions);
-	for (size_t i = 0; i < nr && left && r == 0; i++) {
-		const struct tierd_region *reg = &hot->regions[order[i]];
-		uint64_t start = untaken_start(reg, a, taken, nr_taken);
-		uint64_t take = tierd_min_u64(reg->end - start, left);
-
-		if (!take)
-			continue;
-		r = push(out, cap, n, (struct tierd_damos_span){
+	for (size_t i = 0; i < nr_taken; i++)
+		if (taken[i].cgroup == a->cgroup && taken[i].from_tier == a->from_tier)
+			prior[nr_prior++] = (struct tierd_cold_span){ .start = taken[i].start,
+								      .end = taken[i].end };
+	r = tierd_cold_spans(hot, a->from_tier, a->bytes, prior, nr_prior, cold, room);
+	got = r == -E2BIG ? room : r > 0 ? (size_t)r : 0;
+	for (size_t i = 0; i < got; i++)
+		out[(*n)++] = (struct tierd_damos_span){
 			.cgroup = a->cgroup, .from_tier = a->from_tier, .to_tier = a->to_tier,
-			.start = start, .end = start + take, .bytes = take,
-			.nr_accesses = reg->nr_accesses });
-		left -= take;
-	}
-	free(order);
-	return r;
+			.start = cold[i].start, .end = cold[i].end,
+			.bytes = cold[i].end - cold[i].start, .nr_accesses = cold[i].nr_accesses };
+	return r < 0 ? r : 0;
 }
 
 int tierd_damos_spans_after(const struct tierd_action *a, const struct tierd_hotness *hot,

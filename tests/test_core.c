@@ -13,6 +13,7 @@
 #include "../controller/cgroup_watch.h"
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
+#include "../policy/cold_spans.h"
 #include "../policy/engine.h"
 #include "../policy/strategy_params.h"
 #include "../config/json_locate.h"
@@ -1096,12 +1097,55 @@ static void test_cgroup_files(void)
 	rmdir(root);
 }
 
+/* A DEMOTE's memory, as the daemon's DAMOS actuator and tiersim pick it:
+ * the tier's coldest regions first (fewest accesses, then oldest, then
+ * lowest address), the last cut short, past what earlier demotions took. */
+static void test_cold_spans(void)
+{
+	const struct tierd_region regions[] = {
+		{ .start = 0x0000, .end = 0x4000, .tier = 0, .nr_accesses = 3, .age = 1 },
+		{ .start = 0x4000, .end = 0x6000, .tier = 0, .nr_accesses = 0, .age = 2 },
+		{ .start = 0x6000, .end = 0x9000, .tier = 0, .nr_accesses = 0, .age = 7 },
+		{ .start = 0x9000, .end = 0xa000, .tier = 1, .nr_accesses = 0, .age = 9 },
+		{ .start = 0xa000, .end = 0xc000, .tier = -1, .nr_accesses = 0, .age = 9 },
+	};
+	const struct tierd_hotness hot = { .nr_regions = 5, .regions = regions };
+	struct tierd_cold_span out[4], taken[1];
+
+	/* Oldest of the unaccessed first, then the younger, then cut short. */
+	CHECK_EQ_INT(tierd_cold_spans(&hot, 0, 0x6000, NULL, 0, out, 4), 3);
+	CHECK_EQ_U64(out[0].start, 0x6000);
+	CHECK_EQ_U64(out[0].end, 0x9000);
+	CHECK_EQ_U64(out[1].start, 0x4000);
+	CHECK_EQ_U64(out[1].end, 0x6000);
+	CHECK_EQ_U64(out[2].start, 0x0000);
+	CHECK_EQ_U64(out[2].end, 0x1000);
+	CHECK_EQ_U64(out[2].nr_accesses, 3);
+	/* A second demotion of the same tier starts past the first's. */
+	taken[0] = (struct tierd_cold_span){ .start = 0x6000, .end = 0x8000 };
+	CHECK_EQ_INT(tierd_cold_spans(&hot, 0, 0x2000, taken, 1, out, 4), 2);
+	CHECK_EQ_U64(out[0].start, 0x8000);
+	CHECK_EQ_U64(out[0].end, 0x9000);
+	CHECK_EQ_U64(out[1].start, 0x4000);
+	CHECK_EQ_U64(out[1].end, 0x5000);
+	/* Only the named tier; a mixed region (-1) never. */
+	CHECK_EQ_INT(tierd_cold_spans(&hot, 1, 0x10000, NULL, 0, out, 4), 1);
+	CHECK_EQ_U64(out[0].start, 0x9000);
+	CHECK_EQ_U64(out[0].end, 0xa000);
+	CHECK_EQ_INT(tierd_cold_spans(&hot, 2, 0x1000, NULL, 0, out, 4), 0);
+	CHECK_EQ_INT(tierd_cold_spans(NULL, 0, 0x1000, NULL, 0, out, 4), 0);
+	/* Out of room: what fit stays. */
+	CHECK_EQ_INT(tierd_cold_spans(&hot, 0, 0x6000, NULL, 0, out, 1), -E2BIG);
+	CHECK_EQ_U64(out[0].start, 0x6000);
+}
+
 int main(void)
 {
 	test_nodeset();
 	test_units();
 	test_locate();
 	test_engine();
+	test_cold_spans();
 	test_min_protection();
 	test_pool_shares();
 	test_engine_strategy();

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../policy/cold_spans.h"
 #include "../../policy/engine.h"
 #include "../../policy/snapshot.h"
 #include "../../policy/strategy_hmmv.h"
@@ -119,6 +120,12 @@ int tiersim_ratio_parse(const char *text, struct tiersim_run_config *cfg)
 	return 0;
 }
 
+/* Spans DEMOTE actions took, so a later one picks other memory. */
+struct tiersim_taken {
+	struct tierd_cold_span *spans;
+	size_t nr, cap;
+};
+
 /* What the simulator keeps per cgroup. */
 struct cgroup_sim {
 	/* One DAMON-like context per tier, as the daemon's per-tier kdamonds. */
@@ -149,6 +156,8 @@ struct sim {
 	struct tierd_topology topo;
 	uint64_t budget_bytes;
 	struct tiersim_tick *tick;
+	/* This tick's DEMOTE spans per (cgroup, source tier). */
+	struct tiersim_taken *taken;
 };
 
 static void build_topology(struct sim *s)
@@ -238,50 +247,52 @@ static void count_move(struct sim *s, size_t c, bool promotion, int r)
 	}
 }
 
-/* Carries out one action of the plan against the page map. */
-static int execute(struct sim *s, const struct tierd_action *a)
+/* Moves the pages of [start, end) in cgroup c's space to tier `to`. A
+ * range in a tier's reported space (a DAMON region's run) moves only that
+ * tier's pages, as a paddr range holds only its node's; a virtual range (a
+ * sampled page) moves its page. */
+static void move_range(struct sim *s, size_t c, uint64_t start, uint64_t end, size_t to)
 {
-	size_t c = a->cgroup;
-	struct tiersim_space *sp;
+	struct tiersim_space *sp = &s->m->spaces[c];
+	uint64_t base = sp->base_addr, first, last;
+	int only = -1;
 
-	if (c >= s->nr_cgroups || a->to_tier >= s->m->nr_tiers)
-		return 0;
-	sp = &s->m->spaces[c];
-	if (a->kind == TIERD_ACTION_MIGRATE) {
-		uint64_t base = sp->base_addr, first, last;
-		int only = -1;
-
-		/* A range in a tier's reported space (a DAMON region's run)
-		 * moves only that tier's pages, as a paddr range holds only
-		 * its node's; a virtual range (a sampled page) moves its page. */
-		if (a->start >= tiersim_damon_tier_base(sp->base_addr, 0) &&
-		    a->start < tiersim_damon_tier_base(sp->base_addr, s->m->nr_tiers)) {
-			only = (int)((a->start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
-			base = tiersim_damon_tier_base(sp->base_addr, (size_t)only);
-		}
-		if (a->end <= base || a->start >= a->end)
-			return 0;
-		first = a->start > base ? (a->start - base) / TIERSIM_PAGE_BYTES : 0;
-		last = (a->end - base + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
-		if (last > sp->nr_pages)
-			last = sp->nr_pages;
-		for (uint64_t p = first; p < last; p++) {
-			int from = sp->pages[p].tier;
-			int r;
-
-			if (from < 0 || (size_t)from == a->to_tier || (only >= 0 && from != only))
-				continue;
-			r = tiersim_machine_move(s->m, c, p, a->to_tier);
-			count_move(s, c, a->to_tier < (size_t)from, r);
-		}
-		return 0;
+	if (start >= tiersim_damon_tier_base(sp->base_addr, 0) &&
+	    start < tiersim_damon_tier_base(sp->base_addr, s->m->nr_tiers)) {
+		only = (int)((start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
+		base = tiersim_damon_tier_base(sp->base_addr, (size_t)only);
 	}
-	if (a->kind == TIERD_ACTION_DEMOTE) {
-		uint64_t moved, failed;
+	if (end <= base || start >= end)
+		return;
+	first = start > base ? (start - base) / TIERSIM_PAGE_BYTES : 0;
+	last = (end - base + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
+	if (last > sp->nr_pages)
+		last = sp->nr_pages;
+	for (uint64_t p = first; p < last; p++) {
+		int from = sp->pages[p].tier;
 		int r;
 
-		if (a->from_tier >= s->m->nr_tiers)
-			return 0;
+		if (from < 0 || (size_t)from == to || (only >= 0 && from != only))
+			continue;
+		r = tiersim_machine_move(s->m, c, p, to);
+		count_move(s, c, to < (size_t)from, r);
+	}
+}
+
+/* The kernel's kswapd (the linux model's watermark demotion) takes the
+ * LRU's coldest pages; every other DEMOTE is carried as the daemon carries
+ * it, by migrate_cold schemes over the cgroup's coldest regions
+ * (policy/cold_spans.h), past what its earlier demotions out of the same
+ * tier this tick took. */
+static int demote(struct sim *s, const struct tierd_action *a)
+{
+	size_t c = a->cgroup, got;
+	struct tiersim_taken *tk;
+	int r;
+
+	if (a->reason == TIERD_REASON_WATERMARK_DEMOTION) {
+		uint64_t moved, failed;
+
 		r = tiersim_machine_demote_lru(s->m, c, a->from_tier, a->to_tier,
 					       a->bytes / TIERSIM_PAGE_BYTES, &moved, &failed);
 		if (r < 0)
@@ -290,8 +301,40 @@ static int execute(struct sim *s, const struct tierd_action *a)
 			count_move(s, c, a->to_tier < a->from_tier, 0);
 		for (uint64_t i = 0; i < failed; i++)
 			count_move(s, c, a->to_tier < a->from_tier, -ENOSPC);
+		return 0;
 	}
+	tk = &s->taken[c * TIERSIM_MAX_TIERS + a->from_tier];
+	if (tk->nr + s->cg[c].hot.nr_regions > tk->cap) {
+		size_t cap = (tk->nr + s->cg[c].hot.nr_regions) * 2;
+		struct tierd_cold_span *grown = realloc(tk->spans, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		tk->spans = grown;
+		tk->cap = cap;
+	}
+	r = tierd_cold_spans(&s->cg[c].hot, a->from_tier, a->bytes, tk->spans, tk->nr,
+			     tk->spans + tk->nr, tk->cap - tk->nr);
+	if (r < 0)
+		return r;
+	got = (size_t)r;
+	for (size_t i = 0; i < got; i++)
+		move_range(s, c, tk->spans[tk->nr + i].start, tk->spans[tk->nr + i].end, a->to_tier);
+	tk->nr += got;
 	return 0;
+}
+
+/* Carries out one action of the plan against the page map. */
+static int execute(struct sim *s, const struct tierd_action *a)
+{
+	if (a->cgroup >= s->nr_cgroups || a->to_tier >= s->m->nr_tiers ||
+	    a->from_tier >= s->m->nr_tiers)
+		return 0;
+	if (a->kind == TIERD_ACTION_MIGRATE) {
+		move_range(s, a->cgroup, a->start, a->end, a->to_tier);
+		return 0;
+	}
+	return demote(s, a);
 }
 
 /* The same budget periods as the engine's: one starts at the first plan
@@ -426,6 +469,8 @@ static int engine_tick(struct sim *s, uint64_t now)
 	s->res->planned_bytes += plan.planned_bytes;
 	s->res->clipped_bytes += plan.clipped_bytes;
 	s->tick->nr_actions = plan.nr_actions;
+	for (size_t i = 0; i < s->nr_cgroups * TIERSIM_MAX_TIERS; i++)
+		s->taken[i].nr = 0;
 	for (size_t i = 0; r == 0 && i < plan.nr_actions; i++)
 		r = execute(s, &plan.actions[i]);
 	tierd_plan_free(&plan);
@@ -497,7 +542,8 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 	s->cg = calloc(s->nr_cgroups, sizeof(*s->cg));
 	s->policies = calloc(s->nr_cgroups, sizeof(*s->policies));
 	s->ecg = calloc(s->nr_cgroups, sizeof(*s->ecg));
-	if (!s->cg || !s->policies || !s->ecg)
+	s->taken = calloc(s->nr_cgroups * TIERSIM_MAX_TIERS, sizeof(*s->taken));
+	if (!s->cg || !s->policies || !s->ecg || !s->taken)
 		return -ENOMEM;
 	r = tierd_engine_new(&s->engine);
 	if (r < 0)
@@ -583,6 +629,10 @@ static void sim_teardown(struct sim *s)
 	free(s->cg);
 	free(s->policies);
 	free(s->ecg);
+	if (s->taken)
+		for (size_t i = 0; i < s->nr_cgroups * TIERSIM_MAX_TIERS; i++)
+			free(s->taken[i].spans);
+	free(s->taken);
 	tierd_engine_free(s->engine);
 	tiersim_machine_free(s->m);
 	tiersim_workload_free(s->w);
