@@ -86,7 +86,7 @@ static int demote_spans(const struct tierd_action *a, const struct tierd_hotness
 		out[(*n)++] = (struct tierd_damos_span){
 			.cgroup = a->cgroup, .from_tier = a->from_tier, .to_tier = a->to_tier,
 			.start = cold[i].start, .end = cold[i].end,
-			.bytes = cold[i].end - cold[i].start, .nr_accesses = cold[i].nr_accesses };
+			.bytes = cold[i].bytes, .nr_accesses = cold[i].nr_accesses };
 	return r < 0 ? r : 0;
 }
 

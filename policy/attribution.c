@@ -127,6 +127,7 @@ static int add_pages(struct scratch *s, struct tierd_attr_out *out, size_t c,
 	/* Runs end at DAMON region boundaries: extend only within region j. */
 	if (last && last->start >= reg->start && last->end == start) {
 		last->end = end;
+		last->bytes += end - start;
 		return 0;
 	}
 	regions = reserve(o->regions, &o->cap, o->nr_regions + 1, sizeof(*o->regions));
@@ -141,6 +142,7 @@ static int add_pages(struct scratch *s, struct tierd_attr_out *out, size_t c,
 	o->regions[o->nr_regions] = *reg;
 	o->regions[o->nr_regions].start = start;
 	o->regions[o->nr_regions].end = end;
+	o->regions[o->nr_regions].bytes = end - start;
 	o->nr_regions++;
 	return 0;
 }
@@ -163,7 +165,8 @@ static int cmp_gap_at(const void *a, const void *b)
 
 /* Merges the runs of one DAMON region, out->regions[first..], down to
  * TIERD_ATTR_MAX_RUNS_PER_REGION by closing the smallest gaps: the largest
- * TIERD_ATTR_MAX_RUNS_PER_REGION - 1 gaps stay as separators. */
+ * TIERD_ATTR_MAX_RUNS_PER_REGION - 1 gaps stay as separators. A merged run
+ * keeps the sum of its runs' bytes. */
 static int cap_runs(struct scratch *s, struct tierd_attr_out *o, size_t first)
 {
 	struct tierd_region *runs = o->regions + first;
@@ -182,17 +185,19 @@ static int cap_runs(struct scratch *s, struct tierd_attr_out *o, size_t first)
 	qsort(s->gaps, k - 1, sizeof(*s->gaps), cmp_gap_bytes);
 	kept = s->gaps + (k - 1 - nr_kept);
 	qsort(kept, nr_kept, sizeof(*kept), cmp_gap_at);
-	/* In place: run m is written after runs[begin] and runs[sep], both at
-	 * index >= m, were read. */
-	for (size_t m = 0; m < nr_kept; m++) {
-		size_t sep = kept[m].at;
+	/* In place: run m is written after runs[begin..last], all at index
+	 * >= m, were read. */
+	for (size_t m = 0; m <= nr_kept; m++) {
+		size_t last = m < nr_kept ? kept[m].at : k - 1;
+		uint64_t bytes = 0;
 
+		for (size_t t = begin; t <= last; t++)
+			bytes += runs[t].bytes;
 		runs[m].start = runs[begin].start;
-		runs[m].end = runs[sep].end;
-		begin = sep + 1;
+		runs[m].end = runs[last].end;
+		runs[m].bytes = bytes;
+		begin = last + 1;
 	}
-	runs[nr_kept].start = runs[begin].start;
-	runs[nr_kept].end = runs[k - 1].end;
 	o->nr_regions = first + TIERD_ATTR_MAX_RUNS_PER_REGION;
 	return 0;
 }

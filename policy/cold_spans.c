@@ -58,15 +58,19 @@ int tierd_cold_spans(const struct tierd_hotness *hot, size_t tier, uint64_t byte
 	for (size_t i = 0; i < nr && bytes; i++) {
 		const struct tierd_region *reg = &hot->regions[order[i]];
 		uint64_t start = untaken_start(reg, taken, nr_taken);
-		uint64_t take = tierd_min_u64(reg->end - start, bytes);
+		uint64_t span = reg->end - start, held = tierd_region_share(reg, span);
 
-		if (!take)
+		if (!span || !held)
 			continue;
+		if (held > bytes) {
+			span = tierd_min_u64(span, tierd_region_span_for(reg, bytes));
+			held = bytes;
+		}
 		if (n >= cap)
 			return -E2BIG;
-		out[n++] = (struct tierd_cold_span){ .start = start, .end = start + take,
-						     .nr_accesses = reg->nr_accesses };
-		bytes -= take;
+		out[n++] = (struct tierd_cold_span){ .start = start, .end = start + span,
+						     .bytes = held, .nr_accesses = reg->nr_accesses };
+		bytes -= held;
 	}
 	return (int)n;
 }

@@ -13,13 +13,16 @@
 
 struct tierd_cold_span {
 	uint64_t start, end;       /* [start, end), in the regions' addresses */
+	uint64_t bytes;            /* the cgroup's bytes expected in it */
 	uint32_t nr_accesses;      /* of the region it was cut from */
 };
 
 /* Appends to out (capacity cap) the spans that cover `bytes` of the
  * cgroup's regions on `tier` (hot: the cgroup's hotness, sorted and
  * disjoint), coldest first: fewest accesses, then oldest (DAMON age), then
- * lowest address; the last one cut short. Memory the spans in
+ * lowest address; the last one cut short. A region whose bytes are fewer
+ * than its span (tierd_region_bytes) is taken as evenly filled: its span
+ * counts for its bytes, a part of it for its share. Memory the spans in
  * taken[0..nr_taken) cover is skipped: a demotion split over two
  * destination tiers must not pick the same coldest pages twice; taken
  * spans start where a region starts, as this function makes them. Returns

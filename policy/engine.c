@@ -381,11 +381,31 @@ static void trim_min_moved(const struct tick *tk, size_t c, uint64_t *start, uin
 	}
 }
 
-/* Takes a strategy's proposal, clipped to every limit, or drops it. */
+/* The bytes a proposal moves: a DEMOTE's, or a MIGRATE's span, or fewer
+ * when the strategy knows the span is not full (tierd_region_bytes). */
+static uint64_t proposal_bytes(const struct tierd_action *a)
+{
+	uint64_t span = a->end - a->start;
+
+	if (a->kind != TIERD_ACTION_MIGRATE)
+		return a->bytes;
+	return a->bytes && a->bytes < span ? a->bytes : span;
+}
+
+/* part of whole, out of a whole that is span bytes long: the share of an
+ * evenly filled span. */
+static uint64_t share(uint64_t part, uint64_t whole, uint64_t span)
+{
+	return span ? (uint64_t)((unsigned __int128)part * whole / span) : 0;
+}
+
+/* Takes a strategy's proposal, clipped to every limit, or drops it. A
+ * MIGRATE that is clipped keeps the front of its span that holds what it
+ * may move. */
 static int admit(struct tick *tk, size_t c, struct tierd_action a)
 {
 	const struct tierd_topology *topo = tk->in->topo;
-	uint64_t want, avail, bytes;
+	uint64_t want, avail, bytes, span;
 
 	a.cgroup = c;
 	if (a.from_tier >= topo->nr_tiers || a.to_tier >= topo->nr_tiers ||
@@ -393,12 +413,13 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		tk->plan->nr_clipped++;
 		return 0;
 	}
-	want = a.kind == TIERD_ACTION_MIGRATE ? a.end - a.start : a.bytes;
-	avail = want;
+	want = avail = proposal_bytes(&a);
+	span = a.end - a.start;
 	/* What the cgroup's min moved this tick is not moved again. */
 	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c]) {
 		trim_min_moved(tk, c, &a.start, &a.end);
-		avail = a.end > a.start ? a.end - a.start : 0;
+		avail = a.end > a.start ? share(a.end - a.start, want, span) : 0;
+		span = a.end > a.start ? a.end - a.start : 0;
 	}
 	bytes = tierd_page_down(tierd_min_u64(avail, limit_into(tk, c, a.from_tier, a.to_tier)));
 	if (bytes < want) {
@@ -408,8 +429,8 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 	if (!bytes)
 		return 0;
 	a.bytes = bytes;
-	if (a.kind == TIERD_ACTION_MIGRATE)
-		a.end = a.start + bytes;
+	if (a.kind == TIERD_ACTION_MIGRATE && bytes < avail)
+		a.end = a.start + tierd_min_u64(span, tierd_page_up(share(bytes, span, avail)));
 	account(tk, c, a.from_tier, a.to_tier, bytes);
 	return push_action(tk, &a);
 }

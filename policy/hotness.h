@@ -18,6 +18,12 @@ static inline uint64_t tierd_page_down(uint64_t bytes)
 	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 }
 
+/* Bytes rounded up to whole base pages. */
+static inline uint64_t tierd_page_up(uint64_t bytes)
+{
+	return tierd_page_down(bytes + TIERD_PAGE_BYTES - 1);
+}
+
 struct tierd_region {
 	uint64_t start, end;    /* [start, end), page aligned: physical or virtual */
 	int tier;               /* tier index holding it, -1 when unknown or mixed */
@@ -26,7 +32,35 @@ struct tierd_region {
 	uint32_t age;           /* windows its access pattern has held (DAMON age) */
 	uint64_t aggr_usec;     /* aggregation window of the tier it was sampled on */
 	uint32_t reads, writes; /* accesses by kind when the sampler can tell, else 0 */
+	uint64_t bytes;         /* the cgroup's bytes in [start, end) when attribution
+				 * knows them (a run merged across gaps holds
+				 * fewer than its span); 0: the whole span */
 };
+
+/* What moving the whole of region r moves: its bytes, or its span. */
+static inline uint64_t tierd_region_bytes(const struct tierd_region *r)
+{
+	return r->bytes ? r->bytes : r->end - r->start;
+}
+
+/* Region r's bytes in `span` bytes of its span, r taken as evenly filled. */
+static inline uint64_t tierd_region_share(const struct tierd_region *r, uint64_t span)
+{
+	if (r->end <= r->start)
+		return 0;
+	return (uint64_t)((unsigned __int128)tierd_region_bytes(r) * span / (r->end - r->start));
+}
+
+/* The span, in whole pages, that holds `bytes` of region r. */
+static inline uint64_t tierd_region_span_for(const struct tierd_region *r, uint64_t bytes)
+{
+	uint64_t held = tierd_region_bytes(r);
+
+	if (!held)
+		return 0;
+	return tierd_page_up((uint64_t)(((unsigned __int128)bytes * (r->end - r->start) + held - 1) /
+					held));
+}
 
 struct tierd_sample {
 	uint64_t addr;          /* page address */

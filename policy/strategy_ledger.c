@@ -57,6 +57,12 @@ static void book(struct tierd_ledger *l, size_t from, size_t to, uint64_t bytes)
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
 		      uint64_t start, uint64_t bytes)
 {
+	return tierd_ledger_move_span(l, reason, from, to, start, start + bytes, bytes);
+}
+
+int tierd_ledger_move_span(struct tierd_ledger *l, enum tierd_reason reason, size_t from,
+			   size_t to, uint64_t start, uint64_t end, uint64_t bytes)
+{
 	const struct tierd_action a = {
 		.kind = TIERD_ACTION_MIGRATE,
 		.reason = reason,
@@ -64,7 +70,7 @@ int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t f
 		.from_tier = from,
 		.to_tier = to,
 		.start = start,
-		.end = start + bytes,
+		.end = end,
 		.bytes = bytes,
 	};
 	int r;

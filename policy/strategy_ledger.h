@@ -44,9 +44,16 @@ uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes);
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
 		      uint64_t start, uint64_t bytes);
 
-/* Proposes moving `bytes` of the cgroup's coldest memory (its LRU tail,
- * the kernel's choice) from one tier to another and books it as
- * tierd_ledger_move() does. Same contract. */
+/* The same for a span [start, end) that holds `bytes` of the cgroup's
+ * memory, fewer than its length when the span is not full
+ * (tierd_region_bytes): bytes are what is booked. */
+int tierd_ledger_move_span(struct tierd_ledger *l, enum tierd_reason reason, size_t from,
+			   size_t to, uint64_t start, uint64_t end, uint64_t bytes);
+
+/* Proposes moving `bytes` of the cgroup's coldest memory from one tier to
+ * another and books it as tierd_ledger_move() does. Same contract. What
+ * moves is the cgroup's coldest regions (policy/cold_spans.h), or, for the
+ * linux model's kswapd (watermark-demotion), the LRU tail in tiersim. */
 int tierd_ledger_demote(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
 			uint64_t bytes);
 

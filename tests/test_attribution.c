@@ -425,7 +425,14 @@ static void test_attribute_cap(struct tierd_attr_out *out)
 	if (out[0].nr_regions == 11) {
 		CHECK_EQ_INT(out[0].regions[7].nr_accesses, 1);
 		CHECK_EQ_INT(out[0].regions[8].nr_accesses, 3);
+		/* A merged run holds its runs' pages, not its span. */
+		CHECK_EQ_U64(out[0].regions[0].bytes, 2 * TIERD_PAGE_BYTES);
+		CHECK_EQ_U64(out[0].regions[1].bytes, 2 * TIERD_PAGE_BYTES);
+		CHECK_EQ_U64(out[0].regions[2].bytes, TIERD_PAGE_BYTES);
+		CHECK_EQ_U64(tierd_region_bytes(&out[0].regions[0]), 2 * TIERD_PAGE_BYTES);
 	}
+	if (out[1].nr_regions == 1)
+		CHECK_EQ_U64(out[1].regions[0].bytes, 24 * TIERD_PAGE_BYTES);
 }
 
 /* Stride 4: each sample stands for 4 pages; a sample across a DAMON

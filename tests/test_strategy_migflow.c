@@ -516,6 +516,31 @@ static void test_samples(void)
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
 	fixture_done(&f);
+
+	/* Tiers 0 and 1 full: once the regions had their turn, a sampled
+	 * page makes its room by LFU demotion too (an exchange). The idle
+	 * tier-0 region holds half its span (attribution's bytes), so the
+	 * page of room it gives is two pages of its span. */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = f.in.room_bytes[1] = 0;
+	f.hot.samples = samples;
+	f.hot.nr_samples = 4;
+	{
+		struct tierd_region idle = region(0x1000000, 16 * KIB, 0, 0);
+
+		idle.bytes = 8 * KIB;
+		CHECK_EQ_INT(tick(&f, SEC, &idle, 1), 0);
+	}
+	CHECK_EQ_INT(f.out.nr, 2);
+	if (f.out.nr == 2) {
+		CHECK_EQ_INT(f.out.items[0].reason, TIERD_REASON_LFU_DEMOTION);
+		CHECK_EQ_U64(f.out.items[0].to_tier, 2);
+		CHECK_EQ_U64(f.out.items[0].start, 0x1000000);
+		CHECK_EQ_U64(f.out.items[0].end, 0x1000000 + 2 * PAGE);
+		CHECK_EQ_U64(f.out.items[0].bytes, PAGE);
+		CHECK_ACTION(&f.out.items[1], PROMOTE, 2, 0, 0x20000, PAGE);
+	}
+	fixture_done(&f);
 }
 
 static void test_params(void)
