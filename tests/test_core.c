@@ -1097,6 +1097,12 @@ static void test_cgroup_files(void)
 	rmdir(root);
 }
 
+static void check_span(const struct tierd_cold_span *sp, uint64_t start, uint64_t end)
+{
+	CHECK_EQ_U64(sp->start, start);
+	CHECK_EQ_U64(sp->end, end);
+}
+
 /* A DEMOTE's memory, as the daemon's DAMOS actuator and tiersim pick it:
  * the tier's coldest regions first (fewest accesses, then oldest, then
  * lowest address), the last cut short, past what earlier demotions took. */
@@ -1114,24 +1120,18 @@ static void test_cold_spans(void)
 
 	/* Oldest of the unaccessed first, then the younger, then cut short. */
 	CHECK_EQ_INT(tierd_cold_spans(&hot, 0, 0x6000, NULL, 0, out, 4), 3);
-	CHECK_EQ_U64(out[0].start, 0x6000);
-	CHECK_EQ_U64(out[0].end, 0x9000);
-	CHECK_EQ_U64(out[1].start, 0x4000);
-	CHECK_EQ_U64(out[1].end, 0x6000);
-	CHECK_EQ_U64(out[2].start, 0x0000);
-	CHECK_EQ_U64(out[2].end, 0x1000);
+	check_span(&out[0], 0x6000, 0x9000);
+	check_span(&out[1], 0x4000, 0x6000);
+	check_span(&out[2], 0x0000, 0x1000);
 	CHECK_EQ_U64(out[2].nr_accesses, 3);
 	/* A second demotion of the same tier starts past the first's. */
 	taken[0] = (struct tierd_cold_span){ .start = 0x6000, .end = 0x8000 };
 	CHECK_EQ_INT(tierd_cold_spans(&hot, 0, 0x2000, taken, 1, out, 4), 2);
-	CHECK_EQ_U64(out[0].start, 0x8000);
-	CHECK_EQ_U64(out[0].end, 0x9000);
-	CHECK_EQ_U64(out[1].start, 0x4000);
-	CHECK_EQ_U64(out[1].end, 0x5000);
+	check_span(&out[0], 0x8000, 0x9000);
+	check_span(&out[1], 0x4000, 0x5000);
 	/* Only the named tier; a mixed region (-1) never. */
 	CHECK_EQ_INT(tierd_cold_spans(&hot, 1, 0x10000, NULL, 0, out, 4), 1);
-	CHECK_EQ_U64(out[0].start, 0x9000);
-	CHECK_EQ_U64(out[0].end, 0xa000);
+	check_span(&out[0], 0x9000, 0xa000);
 	CHECK_EQ_INT(tierd_cold_spans(&hot, 2, 0x1000, NULL, 0, out, 4), 0);
 	CHECK_EQ_INT(tierd_cold_spans(NULL, 0, 0x1000, NULL, 0, out, 4), 0);
 	/* A region half full: its span counts for its bytes, and a part
