@@ -62,15 +62,17 @@ int tierd_cold_spans(const struct tierd_hotness *hot, size_t tier, uint64_t byte
 
 		if (!span || !held)
 			continue;
-		if (held > bytes) {
-			span = tierd_min_u64(span, tierd_region_span_for(reg, bytes));
-			held = bytes;
+		if (span > bytes) {
+			span = tierd_region_span_for(reg, bytes);
+			held = tierd_min_u64(held, span);
+			if (!span)
+				break;
 		}
 		if (n >= cap)
 			return -E2BIG;
 		out[n++] = (struct tierd_cold_span){ .start = start, .end = start + span,
 						     .bytes = held, .nr_accesses = reg->nr_accesses };
-		bytes -= held;
+		bytes -= span;
 	}
 	return (int)n;
 }

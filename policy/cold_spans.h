@@ -13,16 +13,19 @@
 
 struct tierd_cold_span {
 	uint64_t start, end;       /* [start, end), in the regions' addresses */
-	uint64_t bytes;            /* the cgroup's bytes expected in it */
+	uint64_t bytes;            /* the cgroup's bytes in it, at most */
 	uint32_t nr_accesses;      /* of the region it was cut from */
 };
 
-/* Appends to out (capacity cap) the spans that cover `bytes` of the
- * cgroup's regions on `tier` (hot: the cgroup's hotness, sorted and
- * disjoint), coldest first: fewest accesses, then oldest (DAMON age), then
- * lowest address; the last one cut short. A region whose bytes are fewer
- * than its span (tierd_region_bytes) is taken as evenly filled: its span
- * counts for its bytes, a part of it for its share. Memory the spans in
+/* Appends to out (capacity cap) spans `bytes` long in all of the cgroup's
+ * regions on `tier` (hot: the cgroup's hotness, sorted and disjoint),
+ * coldest first: fewest accesses, then oldest (DAMON age), then lowest
+ * address; the last one cut short. The lengths, not the bytes the spans
+ * hold, add up to `bytes`: a migrate_cold scheme moves every page of the
+ * cgroup it finds in its span, which may be more than the region held when
+ * it was observed, never more than the span, so the demotion stays within
+ * its budget. Each span's bytes are what it holds at most
+ * (tierd_region_share). Memory the spans in
  * taken[0..nr_taken) cover is skipped: a demotion split over two
  * destination tiers must not pick the same coldest pages twice; taken
  * spans start where a region starts, as this function makes them. Returns

@@ -248,12 +248,12 @@ static int push_action(struct tick *tk, const struct tierd_action *a)
 }
 
 /* Bytes cgroup c may put on tier `to` now, moving them from tier `from`:
- * room, share (for a promotion, the ceiling under a max), budgets. */
-static uint64_t limit_into(const struct tick *tk, size_t c, size_t from, size_t to)
+ * room and share (for a promotion, the ceiling under a max). */
+static uint64_t room_into(const struct tick *tk, size_t c, size_t from, size_t to)
 {
 	uint64_t share = tk->plan->standings[c].share_bytes[to];
 	uint64_t held = tk->held[c][to];
-	uint64_t limit = tierd_min_u64(tk->room[to], tierd_min_u64(tk->cgroup_left[c], tk->global_left));
+	uint64_t limit = tk->room[to];
 
 	if (to < from && tk->plan->standings[c].tiers[to].has_max)
 		share = tierd_min_u64(share, tk->ceiling[c][to]);
@@ -262,15 +262,31 @@ static uint64_t limit_into(const struct tick *tk, size_t c, size_t from, size_t 
 	return limit;
 }
 
-static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t bytes)
+/* What cgroup c's migration budget and the global one still let it move. */
+static uint64_t budget_left(const struct tick *tk, size_t c)
+{
+	return tierd_min_u64(tk->cgroup_left[c], tk->global_left);
+}
+
+/* room_into() within the budgets, for moves that cost what they move. */
+static uint64_t limit_into(const struct tick *tk, size_t c, size_t from, size_t to)
+{
+	return tierd_min_u64(room_into(tk, c, from, to), budget_left(tk, c));
+}
+
+/* Books a move: `bytes` expected to leave `from` for `to`, `cost` spent of
+ * the budgets (tierd_action_cost). */
+static void account(struct tick *tk, size_t c, size_t from, size_t to, uint64_t bytes,
+		    uint64_t cost)
 {
 	tk->room[to] -= bytes;
 	tk->room[from] += bytes;
 	tk->held[c][to] += bytes;
 	tk->held[c][from] -= tierd_min_u64(tk->held[c][from], bytes);
-	tk->cgroup_left[c] -= bytes;
-	tk->global_left -= bytes;
+	tk->cgroup_left[c] -= cost;
+	tk->global_left -= cost;
 	tk->plan->planned_bytes += bytes;
+	tk->plan->charged_bytes += cost;
 }
 
 /* Demotes up to *left bytes of cgroup c's coldest memory out of tier t, the
@@ -291,7 +307,7 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 		r = push_action(tk, &a);
 		if (r < 0)
 			return r;
-		account(tk, c, t, to, a.bytes);
+		account(tk, c, t, to, a.bytes, a.bytes);
 		*left -= a.bytes;
 	}
 	return 0;
@@ -392,20 +408,14 @@ static uint64_t proposal_bytes(const struct tierd_action *a)
 	return a->bytes && a->bytes < span ? a->bytes : span;
 }
 
-/* part of whole, out of a whole that is span bytes long: the share of an
- * evenly filled span. */
-static uint64_t share(uint64_t part, uint64_t whole, uint64_t span)
-{
-	return span ? (uint64_t)((unsigned __int128)part * whole / span) : 0;
-}
-
 /* Takes a strategy's proposal, clipped to every limit, or drops it. A
- * MIGRATE that is clipped keeps the front of its span that holds what it
- * may move. */
+ * MIGRATE costs the budgets its span (tierd_action_cost); when trimmed or
+ * clipped it keeps the front of its span, which holds at most its length
+ * of the cgroup's memory, however that is spread (tierd_region_share). */
 static int admit(struct tick *tk, size_t c, struct tierd_action a)
 {
 	const struct tierd_topology *topo = tk->in->topo;
-	uint64_t want, avail, bytes, span;
+	uint64_t want, cost, fit, bytes;
 
 	a.cgroup = c;
 	if (a.from_tier >= topo->nr_tiers || a.to_tier >= topo->nr_tiers ||
@@ -413,15 +423,19 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 		tk->plan->nr_clipped++;
 		return 0;
 	}
-	want = avail = proposal_bytes(&a);
-	span = a.end - a.start;
+	want = proposal_bytes(&a);
+	cost = tierd_action_cost(&a);
 	/* What the cgroup's min moved this tick is not moved again. */
 	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c]) {
 		trim_min_moved(tk, c, &a.start, &a.end);
-		avail = a.end > a.start ? share(a.end - a.start, want, span) : 0;
-		span = a.end > a.start ? a.end - a.start : 0;
+		cost = a.end > a.start ? a.end - a.start : 0;
 	}
-	bytes = tierd_page_down(tierd_min_u64(avail, limit_into(tk, c, a.from_tier, a.to_tier)));
+	fit = room_into(tk, c, a.from_tier, a.to_tier);
+	cost = tierd_min_u64(cost, budget_left(tk, c));
+	if (a.kind != TIERD_ACTION_MIGRATE || want > fit)
+		cost = tierd_min_u64(cost, fit);
+	cost = tierd_page_down(cost);
+	bytes = tierd_min_u64(want, cost);
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;
@@ -429,9 +443,9 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 	if (!bytes)
 		return 0;
 	a.bytes = bytes;
-	if (a.kind == TIERD_ACTION_MIGRATE && bytes < avail)
-		a.end = a.start + tierd_min_u64(span, tierd_page_up(share(bytes, span, avail)));
-	account(tk, c, a.from_tier, a.to_tier, bytes);
+	if (a.kind == TIERD_ACTION_MIGRATE)
+		a.end = a.start + cost;
+	account(tk, c, a.from_tier, a.to_tier, bytes, cost);
 	return push_action(tk, &a);
 }
 
@@ -709,7 +723,7 @@ static int protect_min(struct tick *tk, const size_t *order, size_t c, size_t t,
 		a.end = a.start + a.bytes;
 		r = push_action(tk, &a);
 		if (r == 0) {
-			account(tk, c, a.from_tier, t, a.bytes);
+			account(tk, c, a.from_tier, t, a.bytes, a.bytes);
 			want -= a.bytes;
 			tk->min_moved[c] = true;
 		}
@@ -753,12 +767,12 @@ static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 {
 	size_t kept = 0;
 
-	e->period_used_bytes += plan->planned_bytes;
+	e->period_used_bytes += plan->charged_bytes;
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		struct cgroup_state *s = find_state(e, in->cgroups[plan->actions[i].cgroup].obs->id);
 
 		if (s)
-			s->period_used_bytes += plan->actions[i].bytes;
+			s->period_used_bytes += tierd_action_cost(&plan->actions[i]);
 	}
 	for (size_t i = 0; i < e->nr; i++) {
 		struct cgroup_state *s = &e->cgroups[i];

@@ -106,8 +106,19 @@ struct tierd_action {
 	size_t from_tier;
 	size_t to_tier;
 	uint64_t start, end;       /* MIGRATE: the range, page aligned */
-	uint64_t bytes;            /* DEMOTE: bytes; MIGRATE: end - start */
+	uint64_t bytes;            /* what it is expected to move: a DEMOTE's
+				    * bytes; a MIGRATE's span or, when the span
+				    * is not full of the cgroup's memory, fewer */
 };
+
+/* What an action costs the migration budgets: what it may move at most. A
+ * MIGRATE's span can hold more of the cgroup's memory than it was
+ * expected to move (memory that arrived since it was observed), never more
+ * than the span; a DEMOTE's spans are cut to its bytes (cold_spans.h). */
+static inline uint64_t tierd_action_cost(const struct tierd_action *a)
+{
+	return a->kind == TIERD_ACTION_MIGRATE ? a->end - a->start : a->bytes;
+}
 
 struct tierd_plan {
 	size_t nr_cgroups;
@@ -116,6 +127,7 @@ struct tierd_plan {
 	struct tierd_action *actions;  /* in the order to carry them out */
 	size_t nr_over_budget;     /* cgroups over max on some tier */
 	uint64_t planned_bytes;    /* sum of action bytes */
+	uint64_t charged_bytes;    /* sum of action costs (tierd_action_cost) */
 	size_t nr_clipped;         /* strategy actions cut short or dropped by a limit */
 	uint64_t clipped_bytes;
 };

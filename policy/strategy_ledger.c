@@ -41,9 +41,9 @@ uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes)
 }
 
 /* Books a move of `bytes` from one tier to another as the engine will:
- * the destination fills, the source frees. Never below 0, should a caller
- * overreach. */
-static void book(struct tierd_ledger *l, size_t from, size_t to, uint64_t bytes)
+ * the destination fills, the source frees, the budget pays `cost`
+ * (tierd_action_cost). Never below 0, should a caller overreach. */
+static void book(struct tierd_ledger *l, size_t from, size_t to, uint64_t bytes, uint64_t cost)
 {
 	l->room[to] -= tierd_min_u64(l->room[to], bytes);
 	l->room[from] = tierd_add_sat(l->room[from], bytes);
@@ -51,7 +51,7 @@ static void book(struct tierd_ledger *l, size_t from, size_t to, uint64_t bytes)
 		l->take[to] -= tierd_min_u64(l->take[to], bytes);
 	if (l->take[from] != TIERD_SHARE_NONE)
 		l->take[from] = tierd_add_sat(l->take[from], bytes);
-	l->budget -= tierd_min_u64(l->budget, bytes);
+	l->budget -= tierd_min_u64(l->budget, cost);
 }
 
 int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t from, size_t to,
@@ -78,7 +78,7 @@ int tierd_ledger_move_span(struct tierd_ledger *l, enum tierd_reason reason, siz
 	r = tierd_action_list_push(l->out, &a);
 	if (r < 0)
 		return r;
-	book(l, from, to, bytes);
+	book(l, from, to, bytes, end - start);
 	return 0;
 }
 
@@ -98,6 +98,6 @@ int tierd_ledger_demote(struct tierd_ledger *l, enum tierd_reason reason, size_t
 	r = tierd_action_list_push(l->out, &a);
 	if (r < 0)
 		return r;
-	book(l, from, to, bytes);
+	book(l, from, to, bytes, bytes);
 	return 0;
 }

@@ -46,7 +46,8 @@ int tierd_ledger_move(struct tierd_ledger *l, enum tierd_reason reason, size_t f
 
 /* The same for a span [start, end) that holds `bytes` of the cgroup's
  * memory, fewer than its length when the span is not full
- * (tierd_region_bytes): bytes are what is booked. */
+ * (tierd_region_bytes): room is booked for the bytes, the budget pays the
+ * span (tierd_action_cost), which callers keep within it. */
 int tierd_ledger_move_span(struct tierd_ledger *l, enum tierd_reason reason, size_t from,
 			   size_t to, uint64_t start, uint64_t end, uint64_t bytes);
 

@@ -28,9 +28,11 @@
  * demotion; in the second a sampled page that found no room makes its own,
  * an exchange, so hint faults move a full tier 0 as the kernel's do.
  * Attributed regions can hold fewer bytes than their span
- * (tierd_region_bytes): moves book the bytes, not the span. Measured in
- * tiersim (bench/README.md): geomean x_causal 1.332 -> 1.237 over the 14
- * runs, with the simulator's DEMOTE made faithful first.
+ * (tierd_region_bytes): moves book the bytes for room and the span for the
+ * budget (tierd_action_cost), and a part of a region holds at most its
+ * length of them (tierd_region_share). Measured in tiersim
+ * (bench/README.md): geomean x_causal 1.332 -> 1.296 over the 14 runs,
+ * with the simulator's DEMOTE made faithful first.
  *
  * Where it is not MigFlow: regions, not pages; the burst and grace windows
  * are fixed (ktrackd stretches them with the burst-access pressure); the
@@ -452,12 +454,14 @@ static void migflow_observe(void *state, const struct tierd_strategy_input *in)
 
 /* ---- quick demotion ------------------------------------------------ */
 
-/* Of [a, b), a piece of region reg, the front that holds `bytes` when
- * that is less than the piece holds (held), else all of it. */
-static uint64_t span_holding(const struct tierd_region *reg, uint64_t a, uint64_t b,
-			     uint64_t bytes, uint64_t held)
+/* Of [a, b), a piece of region reg that holds at most `held`, the span a
+ * move of `bytes` takes: all of it when bytes cover what it holds and the
+ * budget pays its span (tierd_action_cost), else the front that holds at
+ * most `bytes`. */
+static uint64_t span_holding(const struct tierd_ledger *l, const struct tierd_region *reg,
+			     uint64_t a, uint64_t b, uint64_t bytes, uint64_t held)
 {
-	if (bytes >= held)
+	if (bytes >= held && b - a <= l->budget)
 		return b - a;
 	return tierd_min_u64(b - a, tierd_region_span_for(reg, bytes));
 }
@@ -489,7 +493,7 @@ static int demote_piece(struct migflow_state *s, struct tierd_ledger *l, const s
 	if (!bytes)
 		return 0;
 	*ret_bytes = bytes;
-	*ret_span = span_holding(reg, a, b, bytes, held);
+	*ret_span = span_holding(l, reg, a, b, bytes, held);
 	return propose(s, l, TIERD_REASON_QUICK_DEMOTION, (size_t)reg->tier, (size_t)to, a,
 		       a + *ret_span, bytes);
 }
@@ -651,7 +655,7 @@ static int make_room(struct migflow_state *s, struct tierd_ledger *l,
 							    tierd_ledger_fits(l, (size_t)to)));
 		if (!bytes)
 			break;
-		span = span_holding(reg, a, reg->end, bytes, held);
+		span = span_holding(l, reg, a, reg->end, bytes, held);
 		r = propose(s, l, TIERD_REASON_LFU_DEMOTION, tier, (size_t)to, a, a + span, bytes);
 		if (r < 0)
 			return r;
@@ -790,7 +794,7 @@ static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 		bytes = tierd_ledger_budget_clip(l, tierd_min_u64(want, tierd_ledger_fits(l, to)));
 		if (!bytes)
 			continue;
-		span = reg ? span_holding(reg, start, c->end, bytes, held) : bytes;
+		span = reg ? span_holding(l, reg, start, c->end, bytes, held) : bytes;
 		r = propose(s, l, TIERD_REASON_COST_BENEFIT_PROMOTION, c->tier, to, start, start + span,
 			    bytes);
 		if (r < 0)
