@@ -63,8 +63,8 @@ int tierd_cold_spans(const struct tierd_hotness *hot, size_t tier, uint64_t byte
 		if (!span || !held)
 			continue;
 		if (span > bytes) {
-			span = tierd_region_span_for(reg, bytes);
-			held = tierd_min_u64(held, span);
+			span = tierd_page_down(bytes);
+			held = tierd_region_share(reg, span);
 			if (!span)
 				break;
 		}

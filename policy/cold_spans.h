@@ -13,7 +13,7 @@
 
 struct tierd_cold_span {
 	uint64_t start, end;       /* [start, end), in the regions' addresses */
-	uint64_t bytes;            /* the cgroup's bytes in it, at most */
+	uint64_t bytes;            /* the cgroup's bytes expected in it */
 	uint32_t nr_accesses;      /* of the region it was cut from */
 };
 
@@ -24,8 +24,8 @@ struct tierd_cold_span {
  * hold, add up to `bytes`: a migrate_cold scheme moves every page of the
  * cgroup it finds in its span, which may be more than the region held when
  * it was observed, never more than the span, so the demotion stays within
- * its budget. Each span's bytes are what it holds at most
- * (tierd_region_share). Memory the spans in
+ * its budget. Each span's bytes are its region's bytes in it, the region
+ * taken as evenly filled (tierd_region_share). Memory the spans in
  * taken[0..nr_taken) cover is skipped: a demotion split over two
  * destination tiers must not pick the same coldest pages twice; taken
  * spans start where a region starts, as this function makes them. Returns

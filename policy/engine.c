@@ -410,8 +410,9 @@ static uint64_t proposal_bytes(const struct tierd_action *a)
 
 /* Takes a strategy's proposal, clipped to every limit, or drops it. A
  * MIGRATE costs the budgets its span (tierd_action_cost); when trimmed or
- * clipped it keeps the front of its span, which holds at most its length
- * of the cgroup's memory, however that is spread (tierd_region_share). */
+ * clipped it keeps the front of its span, and the bytes it is expected to
+ * move shrink in proportion, the span taken as evenly filled
+ * (tierd_region_share). */
 static int admit(struct tick *tk, size_t c, struct tierd_action a)
 {
 	const struct tierd_topology *topo = tk->in->topo;
@@ -427,15 +428,24 @@ static int admit(struct tick *tk, size_t c, struct tierd_action a)
 	cost = tierd_action_cost(&a);
 	/* What the cgroup's min moved this tick is not moved again. */
 	if (a.kind == TIERD_ACTION_MIGRATE && tk->min_moved[c]) {
+		uint64_t was = cost;
+
 		trim_min_moved(tk, c, &a.start, &a.end);
 		cost = a.end > a.start ? a.end - a.start : 0;
+		want = (uint64_t)((unsigned __int128)want * cost / was);
 	}
 	fit = room_into(tk, c, a.from_tier, a.to_tier);
-	cost = tierd_min_u64(cost, budget_left(tk, c));
-	if (a.kind != TIERD_ACTION_MIGRATE || want > fit)
-		cost = tierd_min_u64(cost, fit);
-	cost = tierd_page_down(cost);
-	bytes = tierd_min_u64(want, cost);
+	if (a.kind == TIERD_ACTION_MIGRATE) {
+		uint64_t len = tierd_min_u64(cost, budget_left(tk, c));
+
+		if (want > fit)
+			len = tierd_min_u64(len, (uint64_t)((unsigned __int128)fit * cost / want));
+		len = tierd_page_down(len);
+		bytes = len == cost ? want : tierd_page_down((uint64_t)((unsigned __int128)want * len / cost));
+		cost = len;
+	} else {
+		bytes = cost = tierd_page_down(tierd_min_u64(want, tierd_min_u64(fit, budget_left(tk, c))));
+	}
 	if (bytes < want) {
 		tk->plan->nr_clipped++;
 		tk->plan->clipped_bytes += want - bytes;

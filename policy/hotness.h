@@ -18,6 +18,12 @@ static inline uint64_t tierd_page_down(uint64_t bytes)
 	return bytes / TIERD_PAGE_BYTES * TIERD_PAGE_BYTES;
 }
 
+/* Bytes rounded up to whole base pages. */
+static inline uint64_t tierd_page_up(uint64_t bytes)
+{
+	return tierd_page_down(bytes + TIERD_PAGE_BYTES - 1);
+}
+
 struct tierd_region {
 	uint64_t start, end;    /* [start, end), page aligned: physical or virtual */
 	int tier;               /* tier index holding it, -1 when unknown or mixed */
@@ -37,26 +43,23 @@ static inline uint64_t tierd_region_bytes(const struct tierd_region *r)
 	return r->bytes ? r->bytes : r->end - r->start;
 }
 
-/* At most what `span` bytes of region r hold: the span, or the region's
- * bytes when fewer. How the bytes are spread inside the span is unknown
- * (the daemon's DAMOS scheme moves every page of the cgroup it finds
- * there), so a move of part of a region books this bound: it can never
- * move more than it booked and overrun the migration budget. */
+/* Region r's bytes in `span` bytes of its span, r taken as evenly filled. */
 static inline uint64_t tierd_region_share(const struct tierd_region *r, uint64_t span)
 {
 	if (r->end <= r->start)
 		return 0;
-	return span < tierd_region_bytes(r) ? span : tierd_region_bytes(r);
+	return (uint64_t)((unsigned __int128)tierd_region_bytes(r) * span / (r->end - r->start));
 }
 
-/* The front span of region r that holds at most `bytes` of it, whatever
- * their spread: `bytes` itself in whole pages, or the whole span. */
+/* The span, in whole pages, that holds `bytes` of region r. */
 static inline uint64_t tierd_region_span_for(const struct tierd_region *r, uint64_t bytes)
 {
-	uint64_t span = r->end > r->start ? r->end - r->start : 0;
+	uint64_t held = tierd_region_bytes(r);
 
-	bytes = tierd_page_down(bytes);
-	return bytes < span ? bytes : span;
+	if (!held)
+		return 0;
+	return tierd_page_up((uint64_t)(((unsigned __int128)bytes * (r->end - r->start) + held - 1) /
+					held));
 }
 
 struct tierd_sample {

@@ -1135,9 +1135,9 @@ static void test_cold_spans(void)
 	CHECK_EQ_INT(tierd_cold_spans(&hot, 2, 0x1000, NULL, 0, out, 4), 0);
 	CHECK_EQ_INT(tierd_cold_spans(NULL, 0, 0x1000, NULL, 0, out, 4), 0);
 	/* A region half full: the spans' lengths add up to what the DEMOTE
-	 * asks for, each holding at most its length of the region's bytes,
-	 * as a migrate_cold scheme takes every page of the cgroup in its
-	 * span. */
+	 * asks for (a migrate_cold scheme takes every page of the cgroup in
+	 * its span), each expected to hold its even share of the region's
+	 * bytes. */
 	{
 		const struct tierd_region sparse[] = {
 			{ .start = 0x0000, .end = 0x8000, .tier = 0, .bytes = 0x4000 },
@@ -1147,10 +1147,10 @@ static void test_cold_spans(void)
 
 		CHECK_EQ_INT(tierd_cold_spans(&h, 0, 0x2000, NULL, 0, out, 4), 1);
 		check_span(&out[0], 0x0000, 0x2000);
-		CHECK_EQ_U64(out[0].bytes, 0x2000);
+		CHECK_EQ_U64(out[0].bytes, 0x1000);
 		CHECK_EQ_INT(tierd_cold_spans(&h, 0, 0x5000, NULL, 0, out, 4), 1);
 		check_span(&out[0], 0x0000, 0x5000);
-		CHECK_EQ_U64(out[0].bytes, 0x4000);
+		CHECK_EQ_U64(out[0].bytes, 0x2800);
 		CHECK_EQ_INT(tierd_cold_spans(&h, 0, 0x9000, NULL, 0, out, 4), 2);
 		check_span(&out[0], 0x0000, 0x8000);
 		CHECK_EQ_U64(out[0].bytes, 0x4000);

@@ -519,9 +519,9 @@ static void test_samples(void)
 
 	/* Tiers 0 and 1 full: once the regions had their turn, a sampled
 	 * page makes its room by LFU demotion too (an exchange). The idle
-	 * tier-0 region holds half its span (attribution's bytes); where in
-	 * the span is unknown, so the page of room it gives is the first
-	 * page of its span, which holds at most that page. */
+	 * tier-0 region holds half its span (attribution's bytes), so the
+	 * page of room it gives is two pages of its span, and the budget
+	 * pays both. */
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
 	f.in.room_bytes[0] = f.in.room_bytes[1] = 0;
 	f.hot.samples = samples;
@@ -537,7 +537,7 @@ static void test_samples(void)
 		CHECK_EQ_INT(f.out.items[0].reason, TIERD_REASON_LFU_DEMOTION);
 		CHECK_EQ_U64(f.out.items[0].to_tier, 2);
 		CHECK_EQ_U64(f.out.items[0].start, 0x1000000);
-		CHECK_EQ_U64(f.out.items[0].end, 0x1000000 + PAGE);
+		CHECK_EQ_U64(f.out.items[0].end, 0x1000000 + 2 * PAGE);
 		CHECK_EQ_U64(f.out.items[0].bytes, PAGE);
 		CHECK_ACTION(&f.out.items[1], PROMOTE, 2, 0, 0x20000, PAGE);
 	}
