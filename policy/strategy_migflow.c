@@ -30,7 +30,8 @@
  * Attributed regions can hold fewer bytes than their span
  * (tierd_region_bytes): moves book the bytes for room and the span for the
  * budget (tierd_action_cost), a part of a region its even share of them
- * (tierd_region_share). Measured in tiersim (bench/README.md): geomean
+ * (tierd_region_share); quick demotion's half of the budget and the phase
+ * count the span too. Measured in tiersim (bench/README.md): geomean
  * x_causal 1.332 -> 1.27 over the 14 runs, with the simulator's DEMOTE made
  * faithful first.
  *
@@ -249,7 +250,8 @@ static void ledger_init(struct tierd_ledger *l, const struct tierd_strategy_inpu
 }
 
 /* Books a move of the `bytes` the span [start, end) holds in the ledger
- * and in the phase's and the [Phase] line's counters. */
+ * and the [Phase] line's counters; the phase pays the span, as the
+ * engine's budget does (tierd_action_cost). */
 static int propose(struct migflow_state *s, struct tierd_ledger *l, enum tierd_reason reason,
 		   size_t from, size_t to, uint64_t start, uint64_t end, uint64_t bytes)
 {
@@ -257,7 +259,7 @@ static int propose(struct migflow_state *s, struct tierd_ledger *l, enum tierd_r
 
 	if (r < 0)
 		return r;
-	s->phase_used_bytes += bytes;
+	s->phase_used_bytes += end - start;
 	if (reason == TIERD_REASON_QUICK_DEMOTION)
 		s->quick_bytes += bytes;
 	else if (reason == TIERD_REASON_LFU_DEMOTION)
@@ -497,11 +499,11 @@ static int demote_piece(struct migflow_state *s, struct tierd_ledger *l, const s
 	if (to < 0)
 		return 0;
 	bytes = region_budget_clip(l, reg, tierd_min_u64(tierd_min_u64(held, tierd_ledger_fits(l, (size_t)to)),
-						   limit));
+						   tierd_region_share(reg, limit)));
 	if (!bytes)
 		return 0;
 	*ret_bytes = bytes;
-	*ret_span = span_holding(l, reg, a, b, bytes, held);
+	*ret_span = tierd_min_u64(span_holding(l, reg, a, b, bytes, held), tierd_page_down(limit));
 	return propose(s, l, TIERD_REASON_QUICK_DEMOTION, (size_t)reg->tier, (size_t)to, a,
 		       a + *ret_span, bytes);
 }
@@ -545,7 +547,7 @@ static int demote_entry(struct migflow_state *s, struct tierd_ledger *l,
 				return r;
 			if (bytes)
 				s->claim[ri] = CLAIM_QUICK;
-			*limit -= bytes;
+			*limit -= tierd_min_u64(*limit, span);
 		}
 		if (whole)
 			e->start = a + span;

@@ -461,6 +461,35 @@ static void test_phase_order(void)
 	CHECK_EQ_U64(stats_of(&f).queued_bytes, 40 * KIB);
 	CHECK_EQ_U64(stats_of(&f).quick_demoted_bytes, 24 * KIB);
 	fixture_done(&f);
+
+	/* The same with the cold region holding 32K of its 64K span: the
+	 * half is half of the budget's cost, the span. 16K of span holds 8K;
+	 * the promotion takes 8K; the last 8K of budget pays 8K of span
+	 * holding 4K. (Charging the bytes took the whole budget in the first
+	 * pass: 16K in 32K of span, and no promotion.) */
+	CHECK_EQ_INT(fixture_init(&f, round_lat,
+				  "{\"burst\": \"0s\", \"grace\": \"1ms\", \"budget\": "
+				  "{\"bytes\": \"32K\", \"period\": \"1h\"}}"),
+		     0);
+	regs[0].bytes = 32 * KIB;
+	regs[1].nr_accesses = 0;
+	CHECK_EQ_INT(tick(&f, SEC, regs, 2), 0);
+	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 2), 0);
+	regs[1].nr_accesses = 3;
+	CHECK_EQ_INT(tick(&f, 3 * SEC, regs, 2), 0);
+	CHECK_EQ_INT(f.out.nr, 3);
+	if (f.out.nr == 3) {
+		CHECK_EQ_INT(f.out.items[0].reason, QUICK);
+		CHECK_EQ_U64(f.out.items[0].start, cold);
+		CHECK_EQ_U64(f.out.items[0].end, cold + 16 * KIB);
+		CHECK_EQ_U64(f.out.items[0].bytes, 8 * KIB);
+		CHECK_ACTION(&f.out.items[1], PROMOTE, 3, 0, cand, 8 * KIB);
+		CHECK_EQ_INT(f.out.items[2].reason, QUICK);
+		CHECK_EQ_U64(f.out.items[2].start, cold + 16 * KIB);
+		CHECK_EQ_U64(f.out.items[2].end, cold + 24 * KIB);
+		CHECK_EQ_U64(f.out.items[2].bytes, 4 * KIB);
+	}
+	fixture_done(&f);
 }
 
 /* Hint-fault samples: a page refaulting every 10 ms is
