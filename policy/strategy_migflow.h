@@ -34,6 +34,7 @@ struct tierd_migflow_stats {
 	uint64_t lfu_demoted_bytes;
 	uint64_t phase_used_bytes;    /* proposed in the current budget phase */
 	uint64_t phase_budget_bytes;
+	uint64_t alloc_rate_bytes;    /* the cgroup's growth per second, smoothed */
 	uint32_t hit_ratio_pmy;       /* share of observed accesses on the fastest tier */
 	uint32_t alpha_pmy;           /* penalty factor in force, 10000 = 1.0 */
 };

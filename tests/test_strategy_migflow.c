@@ -384,6 +384,59 @@ static void test_lfu_demotion(void)
 	fixture_done(&f);
 }
 
+/* Room for new pages: the cgroup grew 64K in the second after its first
+ * tick, so its allocation rate is 64K / 4 = 16K/s (smoothed from 0) and
+ * the fastest tier keeps 2 s of it, 32K, free. Tier 0 is full: LFU
+ * demotion frees 32K of the coldest region there. Then a hot 12K candidate
+ * on tier 2 with 32K of room already free: the room is held for new pages,
+ * so the candidate pays its way with 12K more of demotion. */
+static void test_alloc_headroom(void)
+{
+	const uint64_t cold = 0x100000, cand = 0x400000;
+	struct tierd_region regs[2] = {
+		region(cold, 256 * KIB, 0, 0),
+		region(cand, 12 * KIB, 2, 3),
+	};
+	struct fixture f;
+
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = 0;
+	f.obs.anon_bytes[0] = 256 * KIB;
+	CHECK_EQ_INT(tick(&f, SEC, regs, 1), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	f.obs.anon_bytes[0] = 320 * KIB;
+	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 1), 0);
+	CHECK_EQ_U64(stats_of(&f).alloc_rate_bytes, 16 * KIB);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], LFU, 0, 1, cold, 32 * KIB);
+	fixture_done(&f);
+
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = 32 * KIB;
+	f.obs.anon_bytes[0] = 256 * KIB;
+	CHECK_EQ_INT(tick(&f, SEC, regs, 2), 0);
+	f.obs.anon_bytes[0] = 320 * KIB;
+	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 2), 0);
+	CHECK_EQ_INT(f.out.nr, 2);
+	if (f.out.nr == 2) {
+		CHECK_ACTION(&f.out.items[0], LFU, 0, 1, cold, 12 * KIB);
+		CHECK_ACTION(&f.out.items[1], PROMOTE, 2, 0, cand, 12 * KIB);
+	}
+	fixture_done(&f);
+
+	/* No growth, no room kept: the candidate takes the free room. */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = 32 * KIB;
+	f.obs.anon_bytes[0] = 256 * KIB;
+	CHECK_EQ_INT(tick(&f, SEC, regs, 2), 0);
+	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 2), 0);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, cand, 12 * KIB);
+	fixture_done(&f);
+}
+
 /* 16K per 10 s. Three 8K candidates that pay: two go at t = 0, none at
  * t = 5 (the phase is spent), two again at t = 10 (a new phase). The
  * engine's own budget clips further. */
@@ -676,6 +729,7 @@ int main(void)
 	test_cost_benefit();
 	test_alpha();
 	test_lfu_demotion();
+	test_alloc_headroom();
 	test_phase_budget();
 	test_phase_order();
 	test_samples();

@@ -92,6 +92,7 @@ void tiersim_strategy_stats(const struct tierd_engine *e, const uint64_t *ids, s
 			add(res, "quick_demoted_bytes", st.quick_demoted_bytes);
 			add(res, "promoted_bytes", st.promoted_bytes);
 			add(res, "lfu_demoted_bytes", st.lfu_demoted_bytes);
+			add(res, "alloc_rate_bytes", st.alloc_rate_bytes);
 			add(res, "alpha_pmy", st.alpha_pmy);
 			break;
 		}
