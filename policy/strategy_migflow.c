@@ -447,10 +447,11 @@ static void update_alpha(struct migflow_state *s, const struct tierd_strategy_in
 		s->alpha_pmy = tierd_max_u64(s->alpha_min_pmy, MIGFLOW_ALPHA_BASE * s->hit_ratio_pmy);
 }
 
-/* The cgroup's growth per second since the last tick, smoothed. */
+/* The cgroup's growth per second since the last tick, smoothed, from the
+ * usage the engine measured (anon + file over all tiers). */
 static void update_alloc_rate(struct migflow_state *s, const struct tierd_strategy_input *in)
 {
-	uint64_t usage = tierd_cgroup_total_bytes(in->topo, in->obs), now;
+	uint64_t usage = in->standing->usage_bytes, now;
 
 	if (s->last_usage_usec && in->now_usec > s->last_usage_usec) {
 		now = usage > s->last_usage_bytes
@@ -896,7 +897,7 @@ static int migflow_plan(void *state, const struct tierd_strategy_input *in,
 	struct migflow_state *s = state;
 	struct tierd_ledger l;
 	struct view v;
-	uint64_t first, headroom, held;
+	uint64_t first, headroom, room, held;
 	size_t fast;
 	int r;
 
@@ -926,8 +927,9 @@ static int migflow_plan(void *state, const struct tierd_strategy_input *in,
 	fast = v.speed[0];
 	/* Like kswapd, before any promotion and from the whole budget: a new
 	 * page is hotter than what a promotion would bring. */
-	if (tierd_ledger_fits(&l, fast) < headroom) {
-		r = make_room(s, &l, in, &v, fast, headroom - tierd_ledger_fits(&l, fast), UINT64_MAX);
+	room = tierd_ledger_fits(&l, fast);
+	if (room < headroom) {
+		r = make_room(s, &l, in, &v, fast, headroom - room, UINT64_MAX);
 		if (r < 0)
 			return r;
 	}

@@ -384,10 +384,11 @@ static void test_lfu_demotion(void)
 	fixture_done(&f);
 }
 
-/* Room for new pages: the cgroup grew 64K in the second after its first
- * tick, so its allocation rate is 64K / 4 = 16K/s (smoothed from 0) and
- * the fastest tier keeps 2 s of it, 32K, free. Tier 0 is full: LFU
- * demotion frees 32K of the coldest region there. Then a hot 12K candidate
+/* Room for new pages: the cgroup's usage (as the engine measured it) grew
+ * 64K in the second after its first tick, so its allocation rate is
+ * 64K / 4 = 16K/s (smoothed from 0) and the fastest tier keeps 2 s of it,
+ * 32K, free. Tier 0 is full: LFU demotion frees 32K of the coldest region
+ * there. Then a hot 12K candidate
  * on tier 2 with 32K of room already free: the room is held for new pages,
  * so the candidate pays its way with 12K more of demotion. */
 static void test_alloc_headroom(void)
@@ -401,10 +402,10 @@ static void test_alloc_headroom(void)
 
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
 	f.in.room_bytes[0] = 0;
-	f.obs.anon_bytes[0] = 256 * KIB;
+	f.standing.usage_bytes = 256 * KIB;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 1), 0);
 	CHECK_EQ_INT(f.out.nr, 0);
-	f.obs.anon_bytes[0] = 320 * KIB;
+	f.standing.usage_bytes = 320 * KIB;
 	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 1), 0);
 	CHECK_EQ_U64(stats_of(&f).alloc_rate_bytes, 16 * KIB);
 	CHECK_EQ_INT(f.out.nr, 1);
@@ -414,9 +415,9 @@ static void test_alloc_headroom(void)
 
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
 	f.in.room_bytes[0] = 32 * KIB;
-	f.obs.anon_bytes[0] = 256 * KIB;
+	f.standing.usage_bytes = 256 * KIB;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 2), 0);
-	f.obs.anon_bytes[0] = 320 * KIB;
+	f.standing.usage_bytes = 320 * KIB;
 	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 2), 0);
 	CHECK_EQ_INT(f.out.nr, 2);
 	if (f.out.nr == 2) {
@@ -428,7 +429,7 @@ static void test_alloc_headroom(void)
 	/* No growth, no room kept: the candidate takes the free room. */
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
 	f.in.room_bytes[0] = 32 * KIB;
-	f.obs.anon_bytes[0] = 256 * KIB;
+	f.standing.usage_bytes = 256 * KIB;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 2), 0);
 	CHECK_EQ_INT(tick(&f, 2 * SEC, regs, 2), 0);
 	CHECK_EQ_INT(f.out.nr, 1);
