@@ -41,8 +41,7 @@ void tierd_log_setup(struct tierd_logger *log, enum tierd_log_target target,
 {
 	if (target == TIERD_LOG_TARGET_AUTO)
 		target = stderr_is_journal() ? TIERD_LOG_TARGET_JOURNAL : TIERD_LOG_TARGET_STDERR;
-	log->target = target;
-	log->level = level;
+	*log = (struct tierd_logger){ .target = target, .level = level };
 }
 
 int tierd_log_target_parse(const char *s, enum tierd_log_target *ret)
@@ -83,12 +82,16 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 	size_t n = 0;
 	va_list ap;
 
-	if (level > log->level)
+	if (!log || level > log->level)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
+	if (log->sink) {
+		log->sink(log->sink_ctx, level, msg);
+		return;
+	}
 	if (log->target != TIERD_LOG_TARGET_JOURNAL) {
 		fprintf(stderr, "tierd: %s: %s\n", level_name(level), msg);
 		return;
@@ -114,7 +117,7 @@ void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
 	size_t n = 0;
 	va_list ap;
 
-	if (level > log->level)
+	if (!log || level > log->level)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -146,11 +149,36 @@ int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, 
 	char msg[LOG_MSG_MAX];
 	va_list ap;
 
-	if (level > log->level)
+	if (!log || level > log->level)
 		return r;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tierd_log(log, level, "%s: %s", msg, strerror(-r));
 	return r;
+}
+
+static void keep_message(void *ctx, enum tierd_log_level level, const char *msg)
+{
+	struct tierd_log_keep *k = ctx;
+
+	snprintf(k->last, sizeof(k->last), "%s", msg);
+	k->nr++;
+	tierd_log(k->to, level, "%s", msg);
+}
+
+const struct tierd_logger *tierd_log_keep(struct tierd_log_keep *k, const struct tierd_logger *to)
+{
+	*k = (struct tierd_log_keep){
+		.log = { .target = TIERD_LOG_TARGET_STDERR, .level = TIERD_LOG_DEBUG,
+			 .sink = keep_message },
+		.to = to,
+	};
+	k->log.sink_ctx = k;
+	return &k->log;
+}
+
+const char *tierd_log_kept(const struct tierd_log_keep *k, int r)
+{
+	return k->nr ? k->last : strerror(-r);
 }

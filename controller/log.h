@@ -1,7 +1,12 @@
 /* Logging for the daemon and CLI: journald with structured fields when
- * running under systemd, stderr otherwise. Only the programs log; library
- * code returns errors. The logger is part of the daemon's context, not a
- * global. */
+ * running under systemd, stderr otherwise. The logger is part of the
+ * daemon's context, not a global, and is passed to the code that needs it.
+ *
+ * Errors are negative errno values, and one convention reports them: the
+ * code that meets an error logs what it knows (which file, which line) at
+ * debug level and returns the errno in one statement, with
+ * tierd_log_errno; the code that handles it logs the consequence at its
+ * own level, naming what it knows and strerror(-r). */
 #ifndef TIERD_LOG_H
 #define TIERD_LOG_H
 
@@ -20,6 +25,11 @@ enum tierd_log_target {
 struct tierd_logger {
 	enum tierd_log_target target; /* resolved: never AUTO after setup */
 	enum tierd_log_level level;
+	/* When set, gets each message the level lets through, formatted and
+	 * without its fields, instead of the journal or stderr: for tests and
+	 * for tierd_log_keep. */
+	void (*sink)(void *ctx, enum tierd_log_level level, const char *msg);
+	void *sink_ctx;
 };
 
 void tierd_log_setup(struct tierd_logger *log, enum tierd_log_target target,
@@ -28,7 +38,9 @@ int tierd_log_target_parse(const char *s, enum tierd_log_target *ret);
 
 /* A message with structured fields, each "KEY=value" (journald field names:
  * uppercase, digits, '_'). The message explains itself; fields are for
- * filtering (journalctl TIERD_CGROUP=/x). */
+ * filtering (journalctl TIERD_CGROUP=/x). Every function here takes log
+ * NULL as "say nothing": for a caller that has nothing to add, e.g. a
+ * retry whose first failure was already told. */
 void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level,
 		      const char *const *fields, size_t nr_fields, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -39,10 +51,28 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 #define TIERD_ERR_MAX 1024
 
 /* Logs "message: strerror(-r)" and returns r (a negative errno), so an
- * error is reported where it is handled and passed on in one statement,
- * as systemd's log_error_errno does. */
+ * error is told and passed on in one statement, as systemd's
+ * log_error_errno does:
+ *	return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL, "%s: expected Y or N", path); */
 int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Keeps the last message logged through it, for a handler whose own
+ * message must carry the cause as the code that met it worded it: the
+ * answer tierctl prints, or a failure met every tick and told once. */
+struct tierd_log_keep {
+	struct tierd_logger log;
+	const struct tierd_logger *to; /* where messages also go; NULL: nowhere */
+	size_t nr;                     /* messages kept so far */
+	char last[TIERD_ERR_MAX];
+};
+
+/* Empties k and returns the logger to pass down: it lets every level
+ * through to k, and on to `to` at that logger's own level. */
+const struct tierd_logger *tierd_log_keep(struct tierd_log_keep *k, const struct tierd_logger *to);
+
+/* The last message kept, or strerror(-r) when the call logged none. */
+const char *tierd_log_kept(const struct tierd_log_keep *k, int r);
 
 /* The structured fields of an event: TIERD_EVENT always; TIERD_CGROUP and
  * TIERD_POLICY when set; TIERD_TIER when tier >= 0; TIERD_BYTES with a tier

@@ -1,6 +1,8 @@
 /* The change journal (controller/journal.c): each change of a cgroup is
  * said once, with its exact message and fields, and nothing is said again
- * while nothing changes. */
+ * while nothing changes. And the logger it is told through
+ * (controller/log.c): a sink, NULL saying nothing, tierd_log_keep. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +188,69 @@ static void test_unreadable(void)
 	tierd_journal_free(&j);
 }
 
+struct sunk {
+	size_t nr;
+	enum tierd_log_level level;
+	char msg[TIERD_ERR_MAX];
+};
+
+static void sink(void *ctx, enum tierd_log_level level, const char *msg)
+{
+	struct sunk *s = ctx;
+
+	s->nr++;
+	s->level = level;
+	snprintf(s->msg, sizeof(s->msg), "%s", msg);
+}
+
+static void test_logger(void)
+{
+	struct sunk got = { 0 };
+	struct tierd_logger log = { .level = TIERD_LOG_INFO, .sink = sink, .sink_ctx = &got };
+	struct tierd_log_keep k;
+	const struct tierd_logger *kl;
+
+	/* The sink gets what the level lets through, fields left out. */
+	tierd_log_ev(&log, TIERD_LOG_WARNING, "x", "/a", NULL, -1, 0, "cgroup %s", "/a");
+	CHECK_EQ_INT(got.nr, 1);
+	CHECK_EQ_INT(got.level, TIERD_LOG_WARNING);
+	CHECK_EQ_STR(got.msg, "cgroup /a");
+	tierd_log(&log, TIERD_LOG_DEBUG, "not let through");
+	CHECK_EQ_INT(got.nr, 1);
+	CHECK_EQ_INT(tierd_log_errno(&log, TIERD_LOG_ERR, -ENOENT, "%s", "/x"), -ENOENT);
+	CHECK_EQ_STR(got.msg, "/x: No such file or directory");
+	CHECK_EQ_INT(tierd_log_errno(&log, TIERD_LOG_DEBUG, -EIO, "below the level"), -EIO);
+	CHECK_EQ_INT(got.nr, 2);
+
+	/* NULL says nothing, and the errno still goes back. */
+	tierd_log(NULL, TIERD_LOG_ERR, "nowhere");
+	tierd_log_ev(NULL, TIERD_LOG_ERR, "x", NULL, NULL, -1, 0, "nowhere");
+	CHECK_EQ_INT(tierd_log_errno(NULL, TIERD_LOG_ERR, -EINVAL, "nowhere"), -EINVAL);
+
+	/* A keep takes every level, keeps the last and passes it on at the
+	 * level of the logger it was given. */
+	kl = tierd_log_keep(&k, &log);
+	CHECK_EQ_STR(tierd_log_kept(&k, -EAGAIN), "Resource temporarily unavailable");
+	CHECK_EQ_INT(tierd_log_errno(kl, TIERD_LOG_DEBUG, -EINVAL, "%s: expected Y or N", "/p"),
+		     -EINVAL);
+	CHECK_EQ_INT(k.nr, 1);
+	CHECK_EQ_STR(tierd_log_kept(&k, -EINVAL), "/p: expected Y or N: Invalid argument");
+	CHECK_EQ_INT(got.nr, 2);
+	tierd_log(kl, TIERD_LOG_NOTICE, "second");
+	CHECK_EQ_INT(k.nr, 2);
+	CHECK_EQ_STR(k.last, "second");
+	CHECK_EQ_INT(got.nr, 3);
+	CHECK_EQ_STR(got.msg, "second");
+	kl = tierd_log_keep(&k, NULL);
+	CHECK_EQ_INT(k.nr, 0);
+	tierd_log(kl, TIERD_LOG_ERR, "kept only");
+	CHECK_EQ_STR(k.last, "kept only");
+	CHECK_EQ_INT(got.nr, 3);
+}
+
 int main(void)
 {
+	test_logger();
 	test_managed_and_budget();
 	test_conflict();
 	test_unreadable();
