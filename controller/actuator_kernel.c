@@ -87,31 +87,35 @@ static enum tierd_log_level outcome_level(struct tierd_kernel_actuator *k, uint6
  * evict (or, without swap, fail at once: docs/vm.md). */
 static bool demotion_ready(struct tierd_kernel_actuator *k)
 {
-	char value[TIERD_KSETTING_VALUE_MAX], err[TIERD_ERR_MAX] = "kernel settings unavailable";
-	int r = -ENOENT;
+	char value[TIERD_KSETTING_VALUE_MAX];
+	int r = 0;
 
 	if (k->ks)
 		r = tierd_ksetting_get(k->ks, TIERD_KSETTING_DEMOTION_ENABLED, value,
-				       sizeof(value), err, sizeof(err));
-	if (r == 0 && strcmp(value, "true") == 0)
+				       sizeof(value), k->log);
+	if (k->ks && r == 0 && strcmp(value, "true") == 0)
 		return true;
-	if (r == 0 && k->manage_demotion) {
-		r = tierd_ksetting_set(k->ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", err,
-				       sizeof(err));
+	if (k->ks && r == 0 && k->manage_demotion) {
+		r = tierd_ksetting_set(k->ks, TIERD_KSETTING_DEMOTION_ENABLED, "true", k->log);
 		if (r == 0) {
 			tierd_log(k->log, TIERD_LOG_NOTICE,
 				  "set demotion_enabled to true for memory.reclaim demotion (restored on exit)");
 			return true;
 		}
 	}
-	if (!k->demotion_warned) {
-		if (r == 0 && !k->manage_demotion)
-			snprintf(err, sizeof(err),
-				 "demotion_enabled is false and tierd.json sets manage_demotion false");
+	if (k->demotion_warned)
+		return false;
+	if (!k->ks)
 		tierd_log(k->log, TIERD_LOG_WARNING,
-			  "memory.reclaim not used to enforce tier-0 budgets: %s", err);
-		k->demotion_warned = true;
-	}
+			  "memory.reclaim not used to enforce tier-0 budgets: kernel settings unavailable");
+	else if (r < 0)
+		tierd_log(k->log, TIERD_LOG_WARNING,
+			  "memory.reclaim not used to enforce tier-0 budgets: %s: %s",
+			  k->ks->s[TIERD_KSETTING_DEMOTION_ENABLED].path, strerror(-r));
+	else
+		tierd_log(k->log, TIERD_LOG_WARNING,
+			  "memory.reclaim not used to enforce tier-0 budgets: demotion_enabled is false and tierd.json sets manage_demotion false");
+	k->demotion_warned = true;
 	return false;
 }
 
@@ -123,18 +127,13 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	struct tierd_cgroup_obs after = { 0 };
 	struct tierd_buf buf = { 0 };
 	uint64_t before_top, after_top, moved = 0;
-	char err[TIERD_ERR_MAX] = "", rerr[TIERD_ERR_MAX] = "";
+	char rerr[TIERD_ERR_MAX] = "";
 	int fd = -1, r;
 
 	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);
 	fd = openat(k->fs->root_fd, obs->path[1] ? obs->path + 1 : ".",
 		    O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err, sizeof(err), "%s: %s", obs->path, strerror(-r));
-	} else {
-		r = tierd_memory_reclaim(fd, obs->path, bytes, err, sizeof(err));
-	}
+	r = fd < 0 ? -errno : tierd_memory_reclaim(fd, obs->path, bytes, k->log);
 	if (fd >= 0 && tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, rerr,
 					   sizeof(rerr)) == 0) {
 		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
@@ -148,7 +147,7 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	if (r < 0 && r != -EAGAIN)
 		log_cgroup(k, outcome_level(k, obs->id, TIERD_RECLAIM_FAILED, TIERD_LOG_WARNING),
 			   "reclaim-failed", obs->path, bytes,
-			   "memory.reclaim of %s failed: %s", obs->path, err);
+			   "memory.reclaim of %s failed: %s", obs->path, strerror(-r));
 	else
 		log_cgroup(k,
 			   outcome_level(k, obs->id,

@@ -12,31 +12,43 @@
 
 #define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
 
+/* The file of the setting named name, for messages. */
+static const char *setting_path(const struct tierd_ksettings *ks, const char *name)
+{
+	for (size_t k = 0; k < TIERD_KSETTING_COUNT; k++)
+		if (strcmp(tierd_ksetting_name((enum tierd_ksetting)k), name) == 0)
+			return ks->s[k].path;
+	return name;
+}
+
 static int restore_settings(const char *root, const struct tierd_undo *u,
 			    const struct tierd_logger *log)
 {
 	struct tierd_ksettings ks;
-	char err[ERR_MAX] = "";
 	int r, first = 0;
 
-	r = tierd_ksettings_init(&ks, root, err, sizeof(err));
+	r = tierd_ksettings_init(&ks, root, log);
 	if (r < 0) {
-		tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0, "kernel settings: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0,
+			     "kernel settings: %s", strerror(-r));
 		return r;
 	}
 	for (size_t i = 0; i < u->nr_settings; i++) {
 		const struct tierd_undo_setting *s = &u->settings[i];
 
-		r = tierd_ksettings_adopt(&ks, s->name, s->value, err, sizeof(err));
+		r = tierd_ksettings_adopt(&ks, s->name, s->value, log);
 		if (r < 0) {
 			tierd_log_ev(log, TIERD_LOG_WARNING, "setting-not-restored", NULL, NULL, -1, 0,
-				 "%s not restored: %s", s->name, err);
+				 "%s not restored to %s: %s", s->name, s->value,
+				 r == -ENOENT ? "not a setting tierd changes"
+					      : "not a value tierd writes");
 			continue;
 		}
-		r = tierd_ksettings_restore(&ks, err, sizeof(err));
+		r = tierd_ksettings_restore(&ks, log);
 		if (r < 0) {
-			tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0, "%s not restored: %s",
-				 s->name, err);
+			tierd_log_ev(log, TIERD_LOG_ERR, "setting-not-restored", NULL, NULL, -1, 0,
+				 "%s not restored to %s: %s: %s", s->name, s->value,
+				 setting_path(&ks, s->name), strerror(-r));
 			if (!first)
 				first = r;
 			continue;

@@ -92,24 +92,26 @@ static int record(void *data)
 
 void tierd_daemon_undo_settings(struct tierd_daemon *d)
 {
-	char err[ERR_MAX] = "", now[TIERD_KSETTING_VALUE_MAX];
+	char now[TIERD_KSETTING_VALUE_MAX];
 
 	d->ksettings.record = record;
 	d->ksettings.record_data = d;
 	for (size_t i = 0; d->have_inherited && i < d->inherited.nr_settings; i++) {
 		const struct tierd_undo_setting *s = &d->inherited.settings[i];
-		int r = tierd_ksettings_adopt(&d->ksettings, s->name, s->value, err, sizeof(err));
+		int r = tierd_ksettings_adopt(&d->ksettings, s->name, s->value, &d->log);
 
 		if (r < 0) {
 			tierd_log_ev(&d->log, TIERD_LOG_WARNING, "setting-not-taken-back", NULL, NULL, -1, 0,
-				 "the recorded original of %s is not taken back: %s", s->name, err);
+				 "the recorded original of %s (%s) is not taken back: %s", s->name,
+				 s->value, r == -ENOENT ? "not a setting tierd changes"
+							: "not a value tierd writes");
 			continue;
 		}
 		now[0] = '\0';
 		for (size_t k = 0; k < TIERD_KSETTING_COUNT; k++)
 			if (strcmp(tierd_ksetting_name((enum tierd_ksetting)k), s->name) == 0 &&
 			    tierd_ksetting_get(&d->ksettings, (enum tierd_ksetting)k, now, sizeof(now),
-					       err, sizeof(err)) < 0)
+					       &d->log) < 0)
 				snprintf(now, sizeof(now), "?");
 		tierd_log_ev(&d->log, TIERD_LOG_NOTICE, "setting-original-kept", NULL, NULL, -1, 0,
 			 "%s: the original %s recorded by tierd (pid %d) is kept and restored on exit (it reads %s now)",

@@ -18,18 +18,18 @@
  * are short of free memory (bpf/README.md): said when they are not. */
 static void hold_kernel_promotion(struct tierd_daemon *d)
 {
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
+	char was[TIERD_KSETTING_VALUE_MAX] = "";
 	int r;
 
 	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, was, sizeof(was),
-			       err, sizeof(err));
+			       &d->log);
 	if (r == 0)
-		r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0", err,
-				       sizeof(err));
+		r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_PROMOTE_RATE_LIMIT, "0",
+				       &d->log);
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_WARNING,
-			  "the kernel's own promotion not held off: %s; it promotes hint-faulted pages alongside tierd",
-			  err);
+			  "the kernel's own promotion not held off: %s: %s; it promotes hint-faulted pages alongside tierd",
+			  d->ksettings.s[TIERD_KSETTING_PROMOTE_RATE_LIMIT].path, strerror(-r));
 		return;
 	}
 	if (strcmp(was, "0") != 0)
@@ -53,7 +53,8 @@ static void hold_kernel_promotion(struct tierd_daemon *d)
 static void setup_numa_balancing(struct tierd_daemon *d)
 {
 	static const char *const want[] = { [TIERD_NUMAB_OFF] = "0", [TIERD_NUMAB_TIERING] = "2" };
-	char was[TIERD_KSETTING_VALUE_MAX] = "", err[TIERD_ERR_MAX] = "";
+	const char *path = d->ksettings.s[TIERD_KSETTING_NUMA_BALANCING].path;
+	char was[TIERD_KSETTING_VALUE_MAX] = "";
 	enum tierd_numa_balancing mode = d->cfg.numa_balancing;
 	int r;
 
@@ -63,11 +64,12 @@ static void setup_numa_balancing(struct tierd_daemon *d)
 		hold_kernel_promotion(d);
 	}
 
-	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, was, sizeof(was), err,
-			       sizeof(err));
+	r = tierd_ksetting_get(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, was, sizeof(was),
+			       &d->log);
 	if (r < 0) {
 		if (mode != TIERD_NUMAB_LEAVE)
-			tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
+			tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s: %s",
+				  path, strerror(-r));
 		return;
 	}
 	if (mode == TIERD_NUMAB_LEAVE) {
@@ -79,10 +81,10 @@ static void setup_numa_balancing(struct tierd_daemon *d)
 				  was);
 		return;
 	}
-	r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, want[mode], err,
-			       sizeof(err));
+	r = tierd_ksetting_set(&d->ksettings, TIERD_KSETTING_NUMA_BALANCING, want[mode], &d->log);
 	if (r < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s", err);
+		tierd_log(&d->log, TIERD_LOG_WARNING, "numa_balancing not set: %s: %s", path,
+			  strerror(-r));
 	else if (strcmp(was, want[mode]) != 0)
 		tierd_log(&d->log, TIERD_LOG_NOTICE,
 			  "kernel.numa_balancing set to %s (was %s; restored on exit)", want[mode], was);
@@ -122,13 +124,12 @@ static void start_sampler(struct tierd_daemon *d)
 
 void tierd_kernel_side_start(struct tierd_daemon *d)
 {
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	start_sampler(d);
-	r = tierd_ksettings_init(&d->ksettings, d->opts.root, err, sizeof(err));
+	r = tierd_ksettings_init(&d->ksettings, d->opts.root, &d->log);
 	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings unavailable: %s", err);
+		tierd_log_errno(&d->log, TIERD_LOG_WARNING, r, "kernel settings unavailable");
 	} else {
 		d->ksettings_ready = true;
 		tierd_daemon_undo_settings(d);
@@ -158,9 +159,19 @@ void tierd_kernel_side_start(struct tierd_daemon *d)
 	d->actuator_data = &d->kernel;
 }
 
+/* The first setting a failed restore left changed: the one whose error
+ * the restore returned. */
+static const char *first_unrestored(const struct tierd_ksettings *ks)
+{
+	for (size_t i = 0; i < TIERD_KSETTING_COUNT; i++)
+		if (ks->s[i].changed)
+			return ks->s[i].path;
+	return "?";
+}
+
 void tierd_kernel_side_stop(struct tierd_daemon *d)
 {
-	char err[TIERD_ERR_MAX] = "";
+	int r;
 
 	tierd_kernel_actuator_free(&d->kernel);
 	if (d->kpagecgroup_open)
@@ -168,8 +179,10 @@ void tierd_kernel_side_stop(struct tierd_daemon *d)
 	d->kpagecgroup_open = false;
 	d->kpagecgroup_tried = false;
 	tierd_damon_backend_stop(&d->damon, &d->log);
-	if (d->ksettings_ready && tierd_ksettings_restore(&d->ksettings, err, sizeof(err)) < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s", err);
+	r = d->ksettings_ready ? tierd_ksettings_restore(&d->ksettings, &d->log) : 0;
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING, "kernel settings not all restored: %s: %s",
+			  first_unrestored(&d->ksettings), strerror(-r));
 	tierd_daemon_undo_close(d);
 	d->ksettings_ready = false;
 	tierd_bpf_backend_stop(&d->bpf);

@@ -9,7 +9,9 @@
  * tierd writes only canonical values (no sign, no leading zero, no
  * newline), so "the value already there" is a plain string comparison.
  * 6.12 facts (docs/kernel.md §3.2, §4; docs/vm.md): demotion_enabled
- * reads "false" at boot, numa_balancing 1, the promote rate limit 65536. */
+ * reads "false" at boot, numa_balancing 1, the promote rate limit 65536.
+ * A failure is told to log at debug level, naming the file and what
+ * failed (log.h), and its -errno returned. */
 #ifndef TIERD_KSETTINGS_H
 #define TIERD_KSETTINGS_H
 
@@ -17,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 
 /* Longest value kept: "false", or a decimal int (the sysctls are C ints). */
@@ -76,45 +79,44 @@ struct tierd_ksettings {
 };
 
 /* Computes the paths under root ("/" or "" for the real machine) and looks
- * which files exist; touches no value. Returns 0 or -ENAMETOOLONG with err. */
-int tierd_ksettings_init(struct tierd_ksettings *ks, const char *root, char *err,
-			 size_t err_size);
+ * which files exist; touches no value. Returns 0 or -ENAMETOOLONG. */
+int tierd_ksettings_init(struct tierd_ksettings *ks, const char *root,
+			 const struct tierd_logger *log);
 
 /* The setting's name for log lines, e.g. "numa_balancing"; NULL when which
  * is out of range. */
 const char *tierd_ksetting_name(enum tierd_ksetting which);
 
 /* Reads the current value (newline stripped) into value. Returns 0;
- * -ENOENT when the file is missing (err names the path and what the kernel
+ * -ENOENT when the file is missing (the message names what the kernel
  * lacks); -EINVAL when it holds more than TIERD_KSETTING_VALUE_MAX - 1
- * bytes or a newline inside; other -errno with err. */
+ * bytes or a newline inside; other -errno. */
 int tierd_ksetting_get(struct tierd_ksettings *ks, enum tierd_ksetting which, char *value,
-		       size_t size, char *err, size_t err_size);
+		       size_t size, const struct tierd_logger *log);
 
 /* Sets the setting to value (canonical: "true"/"false" or decimal 0..max;
  * else -EINVAL naming what was expected, nothing written). Reads the file
  * first: its value is saved as the original on tierd's first set, and when
  * it already holds value nothing is written (changed stays as it was).
  * After a write, changed says whether the value differs from the original.
- * Returns 0; -ENOENT for a missing file (err names the path); the write's
- * -errno (e.g. -EINVAL when the kernel refuses it) with err, the setting
- * then unchanged. */
+ * Returns 0; -ENOENT for a missing file; the write's -errno (e.g. -EINVAL
+ * when the kernel refuses it), the setting then unchanged. */
 int tierd_ksetting_set(struct tierd_ksettings *ks, enum tierd_ksetting which, const char *value,
-		       char *err, size_t err_size);
+		       const struct tierd_logger *log);
 
 /* Takes over the original a dead tierd recorded for the setting named
  * name: kept as the original (not the value found now, which may be the
  * dead tierd's) and marked changed so it is written back on exit. Returns
  * 0, or -ENOENT for a name that is not one of tierd's settings, or -EINVAL
- * for a value tierd would not write (err says which). */
+ * for a value tierd would not write. */
 int tierd_ksettings_adopt(struct tierd_ksettings *ks, const char *name, const char *original,
-			  char *err, size_t err_size);
+			  const struct tierd_logger *log);
 
 /* Writes back the original of every setting tierd changed. Continues past a
- * failure and returns the first -errno (err names that path); a setting
+ * failure and returns the first -errno (only that one is told); a setting
  * whose write failed stays changed so a later call retries it, the others
  * are done: a second call writes nothing more. Returns 0 when nothing was
  * left to restore. */
-int tierd_ksettings_restore(struct tierd_ksettings *ks, char *err, size_t err_size);
+int tierd_ksettings_restore(struct tierd_ksettings *ks, const struct tierd_logger *log);
 
 #endif

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "fd_util.h"
@@ -13,8 +12,8 @@
 #define RECLAIM_FILE "memory.reclaim"
 #define NUM_MAX 24 /* a decimal uint64_t and its NUL */
 
-int tierd_memory_reclaim(int cgroup_dirfd, const char *cgroup, uint64_t bytes, char *err,
-			 size_t err_size)
+int tierd_memory_reclaim(int cgroup_dirfd, const char *cgroup, uint64_t bytes,
+			 const struct tierd_logger *log)
 {
 	_cleanup_close_ int fd = -1;
 	char value[NUM_MAX];
@@ -38,14 +37,15 @@ out:
 	if (r == -ENODEV)
 		r = -ENOENT;
 	if (r == -EAGAIN)
-		snprintf(err, err_size,
-			 "%s/%s: reclaimed less than the %s bytes asked for (the part done is kept)",
-			 cgroup, RECLAIM_FILE, value);
-	else if (r == -ENOENT)
-		snprintf(err, err_size, "%s/%s: %s (the cgroup is gone or has no memory controller)",
-			 cgroup, RECLAIM_FILE, strerror(-r));
-	else if (r < 0)
-		snprintf(err, err_size, "%s/%s: writing \"%s\": %s", cgroup, RECLAIM_FILE, value,
-			 strerror(-r));
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s/%s: reclaimed less than the %s bytes asked for (the part done is kept)",
+				       cgroup, RECLAIM_FILE, value);
+	if (r == -ENOENT)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s/%s (the cgroup is gone or has no memory controller)",
+				       cgroup, RECLAIM_FILE);
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s/%s: writing \"%s\"", cgroup,
+				       RECLAIM_FILE, value);
+	return 0;
 }

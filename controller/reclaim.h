@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
+
 /* Writes bytes (decimal, no newline) to memory.reclaim in cgroup_dirfd, the
  * cgroup's directory; cgroup is its path for messages ("/test"). The call
  * blocks while the kernel reclaims (seconds for hundreds of MiB under
@@ -18,8 +20,8 @@
  * reclaimed less but kept what it did (partial: measure it); -ENOENT when
  * the cgroup is gone (or has no memory controller); -EINTR when a signal
  * stopped it part way; other -errno (-EINVAL, -EBUSY, ...) as the kernel
- * answered. err is set on every failure. */
-int tierd_memory_reclaim(int cgroup_dirfd, const char *cgroup, uint64_t bytes, char *err,
-			 size_t err_size);
+ * answered. Every failure is told to log at debug level (log.h). */
+int tierd_memory_reclaim(int cgroup_dirfd, const char *cgroup, uint64_t bytes,
+			 const struct tierd_logger *log);
 
 #endif

@@ -21,6 +21,7 @@
 #include "../controller/topology_read.h"
 #include "../policy/util.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
@@ -117,6 +118,8 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	struct tierd_buf buf = { 0 };
 	char err[ERR_MAX] = "", cmd[TIERD_FILE_PATH_MAX];
 	struct rig *r = calloc(1, sizeof(*r));
+	struct tierd_log_keep cap;
+	const struct tierd_logger *log = capture(&cap);
 
 	if (!r)
 		abort();
@@ -129,8 +132,8 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	tierd_config_defaults(&cfg);
 	if (tierd_topology_read(r->machine, &cfg, &r->topo, err, sizeof(err)) < 0 ||
 	    tierd_cgroupfs_open(r->machine, &r->fs, err, sizeof(err)) < 0 ||
-	    tierd_ksettings_init(&r->ks, r->machine, err, sizeof(err)) < 0) {
-		fprintf(stderr, "rig: %s\n", err);
+	    tierd_ksettings_init(&r->ks, r->machine, log) < 0) {
+		fprintf(stderr, "rig: %s%s\n", err, cap.last);
 		abort();
 	}
 	for (size_t c = 0; c < NR_CG; c++) {
@@ -208,7 +211,6 @@ static void test_reclaim_without_damon(void)
 {
 	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
 	const struct tierd_path_stats *ps = &r->stats.path[TIERD_PATH_MEMORY_RECLAIM];
-	char err[ERR_MAX] = "";
 
 	/* The observation had 4M more of nginx on node 0 than the re-read
 	 * finds: that is what its reclaim moved. */
@@ -242,7 +244,7 @@ static void test_reclaim_without_damon(void)
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
 	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "true");
 	CHECK_EQ_U64(ps->calls, 4);
-	CHECK_EQ_INT(tierd_ksettings_restore(&r->ks, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksettings_restore(&r->ks, NULL), 0);
 	CHECK_EQ_STR(tmptree_get(root, MACHINE DEMOTION), "false");
 	CHECK(!r->ks.s[TIERD_KSETTING_DEMOTION_ENABLED].changed);
 	rig_free(r);

@@ -14,6 +14,7 @@
 #include "../controller/reload_verdict.h"
 #include "../controller/undo.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
@@ -132,7 +133,7 @@ static void test_ksettings_record(void)
 {
 	struct tierd_ksettings ks;
 	struct seen s = { .ks = &ks };
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 	struct tierd_undo u;
 
 	if (tmptree_make(s.root, sizeof(s.root), "undo") < 0) {
@@ -140,22 +141,22 @@ static void test_ksettings_record(void)
 		return;
 	}
 	tmptree_put(s.root, BALANCING, "1\n");
-	CHECK_EQ_INT(tierd_ksettings_init(&ks, s.root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, s.root, capture(&cap)), 0);
 	ks.record = record_cb;
 	ks.record_data = &s;
 	s.fail = -EROFS;
-	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)),
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", capture(&cap)),
 		     -EROFS);
 	CHECK_EQ_STR(tmptree_get(s.root, BALANCING), "1\n");
 	CHECK(!ks.s[TIERD_KSETTING_NUMA_BALANCING].changed);
 	s.fail = 0;
-	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", capture(&cap)), 0);
 	CHECK_EQ_INT(s.calls, 2);
 	CHECK(s.changed_then);
 	CHECK_EQ_STR(s.file_then, "1\n");
 	CHECK_EQ_STR(tmptree_get(s.root, BALANCING), "2");
 	/* Changing it again: already recorded. */
-	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "0", err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "0", capture(&cap)), 0);
 	CHECK_EQ_INT(s.calls, 2);
 	tierd_undo_build(&ks, NULL, 77, "/m.prom", &u);
 	CHECK_EQ_INT(u.pid, 77);
@@ -165,13 +166,14 @@ static void test_ksettings_record(void)
 	CHECK_EQ_STR(u.settings[0].value, "1");
 
 	/* A new tierd adopts the dead one's original "3", whatever it reads. */
-	CHECK_EQ_INT(tierd_ksettings_init(&ks, s.root, err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "numa_balancing", "3", err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "vm_swappiness", "3", err, sizeof(err)), -ENOENT);
-	CHECK_EQ_STR(err, "\"vm_swappiness\" is not a kernel setting tierd changes");
-	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "numa_balancing", "9", err, sizeof(err)), -EINVAL);
-	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_ksettings_restore(&ks, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_ksettings_init(&ks, s.root, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "numa_balancing", "3", capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "vm_swappiness", "3", capture(&cap)), -ENOENT);
+	CHECK_EQ_STR(cap.last,
+		     "\"vm_swappiness\" is not a kernel setting tierd changes: No such file or directory");
+	CHECK_EQ_INT(tierd_ksettings_adopt(&ks, "numa_balancing", "9", capture(&cap)), -EINVAL);
+	CHECK_EQ_INT(tierd_ksetting_set(&ks, TIERD_KSETTING_NUMA_BALANCING, "2", capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_ksettings_restore(&ks, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(s.root, BALANCING), "3");
 	tmptree_rm(s.root, "");
 }
