@@ -117,7 +117,8 @@ static int restore_damon_stat(const char *root, const struct tierd_logger *log)
 
 int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_logger *log)
 {
-	char path[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_log_keep keep;
 	struct tierd_undo u;
 	int r, r2;
 
@@ -126,13 +127,15 @@ int tierd_cleanup(const char *root, const char *runtime_dir, const struct tierd_
 		tierd_log(log, TIERD_LOG_ERR, "%s/%s: path too long", runtime_dir, TIERD_UNDO_FILE);
 		return r;
 	}
-	r = tierd_undo_load(path, &u, err, sizeof(err));
+	/* tierctl's answer names the line a malformed record fails at. */
+	r = tierd_undo_load(path, &u, tierd_log_keep(&keep, log));
 	if (r == -ENOENT) {
 		tierd_log(log, TIERD_LOG_INFO, "nothing to clean up: no %s", path);
 		return restore_damon_stat(root, log);
 	}
 	if (r < 0) {
-		tierd_log_ev(log, TIERD_LOG_ERR, "undo-unreadable", NULL, NULL, -1, 0, "undo record unreadable: %s", err);
+		tierd_log_ev(log, TIERD_LOG_ERR, "undo-unreadable", NULL, NULL, -1, 0,
+			     "undo record unreadable: %s", tierd_log_kept(&keep, r));
 		return r;
 	}
 	if (tierd_undo_writer_alive(&u)) {

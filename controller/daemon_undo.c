@@ -50,7 +50,6 @@ int tierd_daemon_runtime_dir(struct tierd_daemon *d)
 
 int tierd_daemon_undo_open(struct tierd_daemon *d)
 {
-	char err[ERR_MAX] = "";
 	int r;
 
 	if (!d->runtime_dir[0])
@@ -61,13 +60,13 @@ int tierd_daemon_undo_open(struct tierd_daemon *d)
 			  TIERD_UNDO_FILE);
 		return r;
 	}
-	r = tierd_undo_load(d->undo_path, &d->inherited, err, sizeof(err));
+	r = tierd_undo_load(d->undo_path, &d->inherited, &d->log);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
 		tierd_log_ev(&d->log, TIERD_LOG_WARNING, "undo-unreadable", NULL, NULL, -1, 0,
-			 "undo record unreadable, replaced: %s; what a previous tierd changed cannot be taken back from it",
-			 err);
+			 "undo record unreadable, replaced: %s: %s; what a previous tierd changed cannot be taken back from it",
+			 d->undo_path, strerror(-r));
 		return 0;
 	}
 	if (tierd_undo_writer_alive(&d->inherited)) {
@@ -155,26 +154,27 @@ void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
 int tierd_daemon_undo_sync(struct tierd_daemon *d)
 {
 	struct tierd_undo u;
-	char err[ERR_MAX] = "", *text = NULL;
+	char *text = NULL;
 	int r;
 
 	if (!d->undo_path[0])
 		return 0;
 	tierd_undo_build(d->ksettings_ready ? &d->ksettings : NULL, &d->damon.kd, (int)getpid(),
 			 d->opts.read_only ? NULL : d->cfg.metrics_file, &u);
-	r = tierd_undo_format(&u, &text, err, sizeof(err));
+	r = tierd_undo_format(&u, &text, &d->log);
 	if (r == 0 && d->undo_text && strcmp(text, d->undo_text) == 0) {
 		free(text);
 		return 0;
 	}
 	if (r == 0)
 		r = tierd_undo_write(d->undo_path, text);
-	if (r < 0 && !err[0])
-		snprintf(err, sizeof(err), "%s: %s", d->undo_path, strerror(-r));
-	if ((r < 0) != d->undo_failing)
-		tierd_log_ev(&d->log, r < 0 ? TIERD_LOG_ERR : TIERD_LOG_INFO, r < 0 ? "undo-failing" : "undo-written", NULL, NULL, -1, 0,
-			 r < 0 ? "cannot write the undo record: %s; a crash would leave the kernel as tierd set it"
-			       : "undo record %s written again", r < 0 ? err : d->undo_path);
+	if (r < 0 && !d->undo_failing)
+		tierd_log_ev(&d->log, TIERD_LOG_ERR, "undo-failing", NULL, NULL, -1, 0,
+			 "cannot write the undo record: %s: %s; a crash would leave the kernel as tierd set it",
+			 d->undo_path, strerror(-r));
+	else if (r == 0 && d->undo_failing)
+		tierd_log_ev(&d->log, TIERD_LOG_INFO, "undo-written", NULL, NULL, -1, 0,
+			 "undo record %s written again", d->undo_path);
 	d->undo_failing = r < 0;
 	if (r < 0) {
 		free(text);

@@ -28,31 +28,32 @@ static bool dec(const char *s, size_t n, uint64_t max, uint64_t *v)
 	return tierd_kparse_u64(s, n, v) == 0 && *v <= max;
 }
 
-int tierd_reload_verdict_parse(const char *text, size_t len, struct tierd_reload_verdict *out,
-			       char *err, size_t err_size)
+/* where is "" or "path: " for messages. */
+static int parse(const char *text, size_t len, struct tierd_reload_verdict *out, const char *where,
+		 const struct tierd_logger *log)
 {
 	size_t pos = 0;
 	uint64_t v;
 
 	*out = (struct tierd_reload_verdict){ 0 };
-	if (len == 0 || memchr(text, '\0', len) || text[len - 1] != '\n') {
-		snprintf(err, err_size, "expected text lines ending in a newline, without NUL bytes");
-		return -EINVAL;
-	}
+	if (len == 0 || memchr(text, '\0', len) || text[len - 1] != '\n')
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%sexpected text lines ending in a newline, without NUL bytes",
+				       where);
 	for (int i = 0; i < NR_LINES; i++) {
 		const char *l = text + pos, *val;
 		size_t n, k = strlen(keys[i]), vn;
 
-		if (pos >= len) {
-			snprintf(err, err_size, "line %d: missing, expected \"%s ...\"", i + 1, keys[i]);
-			return -EINVAL;
-		}
+		if (pos >= len)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: missing, expected \"%s ...\"",
+					       where, i + 1, keys[i]);
 		n = (size_t)((const char *)memchr(l, '\n', len - pos) - l);
 		pos += n + 1;
-		if (n <= k || memcmp(l, keys[i], k) != 0 || l[k] != ' ') {
-			snprintf(err, err_size, "line %d: expected \"%s ...\"", i + 1, keys[i]);
-			return -EINVAL;
-		}
+		if (n <= k || memcmp(l, keys[i], k) != 0 || l[k] != ' ')
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: expected \"%s ...\"",
+					       where, i + 1, keys[i]);
 		val = l + k + 1;
 		vn = n - k - 1;
 		if (i == 0 && dec(val, vn, INT_MAX, &v) && v > 0) {
@@ -66,15 +67,21 @@ int tierd_reload_verdict_parse(const char *text, size_t len, struct tierd_reload
 			memcpy(out->message, val, vn);
 			out->message[vn] = '\0';
 		} else {
-			snprintf(err, err_size, "line %d: bad %s value", i + 1, keys[i]);
-			return -EINVAL;
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: bad %s value", where, i + 1, keys[i]);
 		}
 	}
-	if (pos != len) {
-		snprintf(err, err_size, "line %d: expected the end of the file", NR_LINES + 1);
-		return -EINVAL;
-	}
+	if (pos != len)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%sline %d: expected the end of the file",
+				       where, NR_LINES + 1);
 	return 0;
+}
+
+int tierd_reload_verdict_parse(const char *text, size_t len, struct tierd_reload_verdict *out,
+			       const struct tierd_logger *log)
+{
+	return parse(text, len, out, "", log);
 }
 
 int tierd_reload_verdict_write(const char *dir, const struct tierd_reload_verdict *v)
@@ -98,10 +105,10 @@ int tierd_reload_verdict_write(const char *dir, const struct tierd_reload_verdic
 	return r;
 }
 
-int tierd_reload_verdict_read(const char *dir, struct tierd_reload_verdict *out, char *err,
-			      size_t err_size)
+int tierd_reload_verdict_read(const char *dir, struct tierd_reload_verdict *out,
+			      const struct tierd_logger *log)
 {
-	char path[TIERD_FILE_PATH_MAX], why[256];
+	char path[TIERD_FILE_PATH_MAX], where[TIERD_FILE_PATH_MAX + sizeof(": ")];
 	struct tierd_buf b = { 0 };
 	int n, r;
 
@@ -109,13 +116,10 @@ int tierd_reload_verdict_read(const char *dir, struct tierd_reload_verdict *out,
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	r = tierd_read_at(AT_FDCWD, path, &b);
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	r = tierd_reload_verdict_parse(b.data, b.len, out, why, sizeof(why));
 	if (r < 0)
-		snprintf(err, err_size, "%s: %s", path, why);
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
+	snprintf(where, sizeof(where), "%s: ", path);
+	r = parse(b.data, b.len, out, where, log);
 	tierd_buf_free(&b);
 	return r;
 }

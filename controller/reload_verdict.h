@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 
 #define TIERD_RELOAD_FILE "reload"
@@ -35,16 +36,17 @@ struct tierd_reload_verdict {
 };
 
 /* Strict and pure: the four lines above, in that order. Returns 0 or
- * -EINVAL with err naming the line. */
+ * -EINVAL, told to log at debug level with the line named. */
 int tierd_reload_verdict_parse(const char *text, size_t len, struct tierd_reload_verdict *out,
-			       char *err, size_t err_size);
+			       const struct tierd_logger *log);
 
 /* Writes v to dir/reload atomically (a newline in the message becomes a
  * space). Returns 0 or -errno. */
 int tierd_reload_verdict_write(const char *dir, const struct tierd_reload_verdict *v);
 
-/* Reads dir/reload. Returns 0, -ENOENT, or -errno/-EINVAL with err. */
-int tierd_reload_verdict_read(const char *dir, struct tierd_reload_verdict *out, char *err,
-			      size_t err_size);
+/* Reads dir/reload. Returns 0, -ENOENT, or -errno/-EINVAL, told with the
+ * file named. */
+int tierd_reload_verdict_read(const char *dir, struct tierd_reload_verdict *out,
+			      const struct tierd_logger *log);
 
 #endif

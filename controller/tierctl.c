@@ -366,14 +366,15 @@ static int cmd_cleanup(const struct ctl *c)
 static int cmd_reload(const struct ctl *c)
 {
 	struct tierd_reload_verdict before, v;
-	char dir[TIERD_FILE_PATH_MAX], err[TIERD_FILE_PATH_MAX + 256] = "";
+	char dir[TIERD_FILE_PATH_MAX];
+	struct tierd_log_keep keep;
 	int pid, r;
 
 	if (runtime_dir(c, dir, sizeof(dir)) < 0)
 		return EXIT_USAGE;
-	r = tierd_reload_verdict_read(dir, &before, err, sizeof(err));
+	r = tierd_reload_verdict_read(dir, &before, tierd_log_keep(&keep, NULL));
 	if (r < 0) {
-		fprintf(stderr, "tierctl: cannot reload: %s%s\n", err,
+		fprintf(stderr, "tierctl: cannot reload: %s%s\n", tierd_log_kept(&keep, r),
 			r == -ENOENT ? " (is tierd running?)" : "");
 		return EXIT_USAGE;
 	}
@@ -387,7 +388,7 @@ static int cmd_reload(const struct ctl *c)
 		usleep(TIERD_RELOAD_POLL_USEC);
 		/* A half-written file cannot be seen (written atomically);
 		 * a read error is tried again. */
-		if (tierd_reload_verdict_read(dir, &v, err, sizeof(err)) < 0 ||
+		if (tierd_reload_verdict_read(dir, &v, NULL) < 0 ||
 		    (v.pid == before.pid && v.generation == before.generation))
 			continue;
 		if (v.ok) {

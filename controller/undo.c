@@ -65,8 +65,9 @@ static bool split(const char *line, size_t len, size_t want, const char **f, siz
 
 #define FIELDS_MAX 3
 
+/* Line number n of the record; where is "" or "path: " for messages. */
 static int parse_line(const char *line, size_t len, struct tierd_undo *u, bool *have_pid,
-		      char *err, size_t err_size)
+		      const char *where, int n, const struct tierd_logger *log)
 {
 	const char *f[FIELDS_MAX];
 	size_t fl[FIELDS_MAX];
@@ -74,90 +75,85 @@ static int parse_line(const char *line, size_t len, struct tierd_undo *u, bool *
 
 	if (len > 4 && memcmp(line, "pid ", 4) == 0) {
 		if (*have_pid || !split(line, len, 2, f, fl) || !parse_dec(f[1], fl[1], INT_MAX, &v) ||
-		    v == 0) {
-			snprintf(err, err_size, "expected one \"pid N\" with N 1..%d", INT_MAX);
-			return -EINVAL;
-		}
+		    v == 0)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: expected one \"pid N\" with N 1..%d",
+					       where, n, INT_MAX);
 		u->pid = (int)v;
 		*have_pid = true;
 		return 0;
 	}
 	if (len > 8 && memcmp(line, "metrics ", 8) == 0) {
-		size_t n = len - 8;
+		size_t nm = len - 8;
 
-		if (u->metrics_file[0] || line[8] != '/' || n >= sizeof(u->metrics_file)) {
-			snprintf(err, err_size,
-				 "expected one \"metrics /absolute/path\" under %d bytes",
-				 TIERD_FILE_PATH_MAX);
-			return -EINVAL;
-		}
-		memcpy(u->metrics_file, line + 8, n);
-		u->metrics_file[n] = '\0';
+		if (u->metrics_file[0] || line[8] != '/' || nm >= sizeof(u->metrics_file))
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: expected one \"metrics /absolute/path\" under %d bytes",
+					       where, n, TIERD_FILE_PATH_MAX);
+		memcpy(u->metrics_file, line + 8, nm);
+		u->metrics_file[nm] = '\0';
 		return 0;
 	}
 	if (len > 8 && memcmp(line, "setting ", 8) == 0) {
 		struct tierd_undo_setting *s = &u->settings[u->nr_settings];
 
 		if (!split(line, len, 3, f, fl) || !word_ok(f[1], fl[1], TIERD_UNDO_NAME_MAX, "") ||
-		    !word_ok(f[2], fl[2], TIERD_KSETTING_VALUE_MAX, ".-")) {
-			snprintf(err, err_size,
-				 "expected \"setting NAME VALUE\" (NAME [A-Za-z0-9_], under %d bytes; VALUE [A-Za-z0-9_.-], under %d bytes)",
-				 TIERD_UNDO_NAME_MAX, TIERD_KSETTING_VALUE_MAX);
-			return -EINVAL;
-		}
-		if (u->nr_settings == TIERD_UNDO_MAX_SETTINGS) {
-			snprintf(err, err_size, "more than %d settings", TIERD_UNDO_MAX_SETTINGS);
-			return -EINVAL;
-		}
+		    !word_ok(f[2], fl[2], TIERD_KSETTING_VALUE_MAX, ".-"))
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: expected \"setting NAME VALUE\" (NAME [A-Za-z0-9_], under %d bytes; VALUE [A-Za-z0-9_.-], under %d bytes)",
+					       where, n, TIERD_UNDO_NAME_MAX,
+					       TIERD_KSETTING_VALUE_MAX);
+		if (u->nr_settings == TIERD_UNDO_MAX_SETTINGS)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: more than %d settings", where, n,
+					       TIERD_UNDO_MAX_SETTINGS);
 		memcpy(s->name, f[1], fl[1]);
 		s->name[fl[1]] = '\0';
 		memcpy(s->value, f[2], fl[2]);
 		s->value[fl[2]] = '\0';
 		for (size_t i = 0; i < u->nr_settings; i++)
-			if (strcmp(u->settings[i].name, s->name) == 0) {
-				snprintf(err, err_size, "setting %s recorded twice", s->name);
-				return -EINVAL;
-			}
+			if (strcmp(u->settings[i].name, s->name) == 0)
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "%sline %d: setting %s recorded twice",
+						       where, n, s->name);
 		u->nr_settings++;
 		return 0;
 	}
 	if (len > 8 && memcmp(line, "kdamond ", 8) == 0) {
 		if (!split(line, len, 3, f, fl) ||
 		    !parse_dec(f[1], fl[1], TIERD_DAMON_MAX_CONTEXTS - 1, &v) ||
-		    !parse_dec(f[2], fl[2], INT_MAX, &p) || p == 0) {
-			snprintf(err, err_size,
-				 "expected \"kdamond INDEX PID\" (INDEX 0..%d, PID 1..%d)",
-				 TIERD_DAMON_MAX_CONTEXTS - 1, INT_MAX);
-			return -EINVAL;
-		}
+		    !parse_dec(f[2], fl[2], INT_MAX, &p) || p == 0)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "%sline %d: expected \"kdamond INDEX PID\" (INDEX 0..%d, PID 1..%d)",
+					       where, n, TIERD_DAMON_MAX_CONTEXTS - 1, INT_MAX);
 		for (size_t i = 0; i < u->nr_kdamonds; i++)
-			if (u->kdamonds[i].index == v) {
-				snprintf(err, err_size, "kdamond %llu recorded twice", v);
-				return -EINVAL;
-			}
+			if (u->kdamonds[i].index == v)
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "%sline %d: kdamond %llu recorded twice",
+						       where, n, v);
 		/* Unique indices below TIERD_DAMON_MAX_CONTEXTS: the array
 		 * cannot overflow. */
 		u->kdamonds[u->nr_kdamonds++] =
 			(struct tierd_undo_kdamond){ .index = (unsigned)v, .pid = (int)p };
 		return 0;
 	}
-	snprintf(err, err_size, "expected \"pid\", \"metrics\", \"setting\" or \"kdamond\"");
-	return -EINVAL;
+	return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+			       "%sline %d: expected \"pid\", \"metrics\", \"setting\" or \"kdamond\"",
+			       where, n);
 }
 
-int tierd_undo_parse(const char *text, size_t len, struct tierd_undo *out, char *err,
-		     size_t err_size)
+static int parse(const char *text, size_t len, struct tierd_undo *out, const char *where,
+		 const struct tierd_logger *log)
 {
-	char why[256];
 	bool have_pid = false;
 	size_t pos = 0;
 	int line = 0, r;
 
 	*out = (struct tierd_undo){ 0 };
-	if (len == 0 || memchr(text, '\0', len) || text[len - 1] != '\n') {
-		snprintf(err, err_size, "expected text lines ending in a newline, without NUL bytes");
-		return -EINVAL;
-	}
+	if (len == 0 || memchr(text, '\0', len) || text[len - 1] != '\n')
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%sexpected text lines ending in a newline, without NUL bytes",
+				       where);
 	while (pos < len) {
 		const char *l = text + pos;
 		size_t n = (size_t)((const char *)memchr(l, '\n', len - pos) - l);
@@ -165,26 +161,28 @@ int tierd_undo_parse(const char *text, size_t len, struct tierd_undo *out, char 
 		line++;
 		pos += n + 1;
 		if (line == 1) {
-			if (n != strlen(TIERD_UNDO_MAGIC) || memcmp(l, TIERD_UNDO_MAGIC, n) != 0) {
-				snprintf(err, err_size, "line 1: expected \"%s\"", TIERD_UNDO_MAGIC);
-				return -EINVAL;
-			}
+			if (n != strlen(TIERD_UNDO_MAGIC) || memcmp(l, TIERD_UNDO_MAGIC, n) != 0)
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "%sline 1: expected \"%s\"", where,
+						       TIERD_UNDO_MAGIC);
 			continue;
 		}
-		r = parse_line(l, n, out, &have_pid, why, sizeof(why));
-		if (r < 0) {
-			snprintf(err, err_size, "line %d: %s", line, why);
+		r = parse_line(l, n, out, &have_pid, where, line, log);
+		if (r < 0)
 			return r;
-		}
 	}
-	if (!have_pid) {
-		snprintf(err, err_size, "no \"pid\" line");
-		return -EINVAL;
-	}
+	if (!have_pid)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL, "%sno \"pid\" line", where);
 	return 0;
 }
 
-int tierd_undo_format(const struct tierd_undo *u, char **ret_text, char *err, size_t err_size)
+int tierd_undo_parse(const char *text, size_t len, struct tierd_undo *out,
+		     const struct tierd_logger *log)
+{
+	return parse(text, len, out, "", log);
+}
+
+int tierd_undo_format(const struct tierd_undo *u, char **ret_text, const struct tierd_logger *log)
 {
 	struct tierd_undo check;
 	char *text = NULL;
@@ -207,7 +205,7 @@ int tierd_undo_format(const struct tierd_undo *u, char **ret_text, char *err, si
 	}
 	/* What cannot be read back (a metrics path with a newline) is not
 	 * written. */
-	r = tierd_undo_parse(text, size, &check, err, err_size);
+	r = tierd_undo_parse(text, size, &check, log);
 	if (r < 0) {
 		free(text);
 		return r;
@@ -245,22 +243,19 @@ int tierd_undo_path(const char *dir, char *path, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int tierd_undo_load(const char *path, struct tierd_undo *out, char *err, size_t err_size)
+int tierd_undo_load(const char *path, struct tierd_undo *out, const struct tierd_logger *log)
 {
+	char where[TIERD_FILE_PATH_MAX + sizeof(": ")];
 	struct tierd_buf b = { 0 };
-	char why[512];
 	int r;
 
 	r = tierd_read_at(AT_FDCWD, path, &b);
 	if (r == -ENOENT)
 		return r;
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	r = tierd_undo_parse(b.data, b.len, out, why, sizeof(why));
 	if (r < 0)
-		snprintf(err, err_size, "%s: %s", path, why);
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
+	snprintf(where, sizeof(where), "%s: ", path);
+	r = parse(b.data, b.len, out, where, log);
 	tierd_buf_free(&b);
 	return r;
 }

@@ -22,7 +22,8 @@
  *   kdamond 0 4567
  *
  * The parser is strict and pure (a buffer in, a struct out): anything not
- * exactly this shape is refused with the line and what was expected. */
+ * exactly this shape is refused, the line and what was expected told to
+ * log at debug level (log.h). */
 #ifndef TIERD_UNDO_H
 #define TIERD_UNDO_H
 
@@ -30,6 +31,7 @@
 
 #include "damon.h"
 #include "ksettings.h"
+#include "log.h"
 #include "../policy/policy.h"
 
 #define TIERD_DEFAULT_RUNTIME_DIR "/run/tierd"
@@ -59,14 +61,14 @@ struct tierd_undo {
 	struct tierd_undo_kdamond kdamonds[TIERD_DAMON_MAX_CONTEXTS];
 };
 
-/* Parses a record. Returns 0, or -EINVAL with err "line N: expected ...".
+/* Parses a record. Returns 0, or -EINVAL, told as "line N: expected ...".
  * Pure. */
-int tierd_undo_parse(const char *text, size_t len, struct tierd_undo *out, char *err,
-		     size_t err_size);
+int tierd_undo_parse(const char *text, size_t len, struct tierd_undo *out,
+		     const struct tierd_logger *log);
 
 /* The record as text (malloc'd into *ret_text). Returns 0, -EINVAL for a
- * record the parser would refuse (err says why), or -ENOMEM. Pure. */
-int tierd_undo_format(const struct tierd_undo *u, char **ret_text, char *err, size_t err_size);
+ * record the parser would refuse, or -ENOMEM. Pure. */
+int tierd_undo_format(const struct tierd_undo *u, char **ret_text, const struct tierd_logger *log);
 
 /* The record of what tierd holds now: the settings it changed (with their
  * originals), the kdamonds it runs (with their pids), its metrics file. */
@@ -76,9 +78,9 @@ void tierd_undo_build(const struct tierd_ksettings *ks, const struct tierd_damon
 /* dir/undo into path. Returns 0 or -ENAMETOOLONG. */
 int tierd_undo_path(const char *dir, char *path, size_t size);
 
-/* Reads and parses path. Returns 0, -ENOENT when there is none, or -errno
- * with err naming the file. */
-int tierd_undo_load(const char *path, struct tierd_undo *out, char *err, size_t err_size);
+/* Reads and parses path. Returns 0, -ENOENT (not told) when there is none,
+ * or -errno, told with the file named. */
+int tierd_undo_load(const char *path, struct tierd_undo *out, const struct tierd_logger *log);
 
 /* Writes text to path atomically (a reader sees the old or the new record,
  * never half of one). Returns 0 or -errno. */

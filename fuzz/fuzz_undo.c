@@ -17,16 +17,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void undo(const char *text, size_t len)
 {
 	struct tierd_undo u, again;
-	char err[512] = "", *out = NULL, *out2 = NULL;
+	struct tierd_log_keep told;
+	char *out = NULL, *out2 = NULL;
 
-	if (tierd_undo_parse(text, len, &u, err, sizeof(err)) < 0) {
-		if (!err[0])
+	if (tierd_undo_parse(text, len, &u, tierd_log_keep(&told, NULL)) < 0) {
+		if (!told.nr)
 			abort();
 		return;
 	}
-	if (tierd_undo_format(&u, &out, err, sizeof(err)) < 0 ||
-	    tierd_undo_parse(out, strlen(out), &again, err, sizeof(err)) < 0 ||
-	    tierd_undo_format(&again, &out2, err, sizeof(err)) < 0 || strcmp(out, out2) != 0)
+	if (tierd_undo_format(&u, &out, NULL) < 0 ||
+	    tierd_undo_parse(out, strlen(out), &again, NULL) < 0 ||
+	    tierd_undo_format(&again, &out2, NULL) < 0 || strcmp(out, out2) != 0)
 		abort();
 	free(out);
 	free(out2);
@@ -35,9 +36,9 @@ static void undo(const char *text, size_t len)
 static void verdict(const char *text, size_t len)
 {
 	struct tierd_reload_verdict v;
-	char err[512] = "";
+	struct tierd_log_keep told;
 
-	if (tierd_reload_verdict_parse(text, len, &v, err, sizeof(err)) < 0 && !err[0])
+	if (tierd_reload_verdict_parse(text, len, &v, tierd_log_keep(&told, NULL)) < 0 && !told.nr)
 		abort();
 }
 

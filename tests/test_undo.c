@@ -33,9 +33,9 @@ static const char good[] = "tierd-undo 1\n"
 static void test_parse_good(void)
 {
 	struct tierd_undo u;
-	char err[ERR_MAX] = "", *text = NULL;
+	char *text = NULL;
 
-	CHECK_EQ_INT(tierd_undo_parse(good, strlen(good), &u, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_undo_parse(good, strlen(good), &u, NULL), 0);
 	CHECK_EQ_INT(u.pid, 1234);
 	CHECK_EQ_STR(u.metrics_file, "/var/lib/prometheus/node-exporter/tierd.prom");
 	CHECK_EQ_INT(u.nr_settings, 2);
@@ -49,11 +49,11 @@ static void test_parse_good(void)
 	CHECK_EQ_INT(u.kdamonds[1].index, 3);
 	CHECK_EQ_INT(u.kdamonds[1].pid, 4570);
 	/* Written back as read. */
-	CHECK_EQ_INT(tierd_undo_format(&u, &text, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_undo_format(&u, &text, NULL), 0);
 	CHECK_EQ_STR(text, good);
 	free(text);
 	/* A minimal record. */
-	CHECK_EQ_INT(tierd_undo_parse("tierd-undo 1\npid 1\n", 19, &u, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_undo_parse("tierd-undo 1\npid 1\n", 19, &u, NULL), 0);
 	CHECK_EQ_INT(u.pid, 1);
 	CHECK_EQ_INT(u.nr_settings + u.nr_kdamonds, 0);
 	CHECK_EQ_STR(u.metrics_file, "");
@@ -61,16 +61,17 @@ static void test_parse_good(void)
 
 static const char *refusal(const char *text, size_t len)
 {
-	static char err[ERR_MAX];
+	static struct tierd_log_keep cap;
 	struct tierd_undo u;
 
-	err[0] = '\0';
-	if (tierd_undo_parse(text, len, &u, err, sizeof(err)) != -EINVAL)
+	if (tierd_undo_parse(text, len, &u, capture(&cap)) != -EINVAL)
 		return "(accepted)";
-	return err;
+	return cap.last;
 }
 
-#define REFUSED(text, want) CHECK_EQ_STR(refusal(text, sizeof(text) - 1), want)
+/* The refusal is told with the parse's errno after it. */
+#define REFUSED(text, want) \
+	CHECK_EQ_STR(refusal(text, sizeof(text) - 1), want ": Invalid argument")
 
 static void test_parse_bad(void)
 {
@@ -105,7 +106,8 @@ static void test_parse_bad(void)
 	REFUSED("tierd-undo 1\npid 5\nkdamond 1 9\nkdamond 1 10\n", "line 4: kdamond 1 recorded twice");
 	for (int i = 0; i <= TIERD_UNDO_MAX_SETTINGS; i++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), "setting s%d 1\n", i);
-	CHECK_EQ_STR(refusal(many, strlen(many)), "line 19: more than 16 settings");
+	CHECK_EQ_STR(refusal(many, strlen(many)),
+		     "line 19: more than 16 settings: Invalid argument");
 }
 
 /* The record callback sees the setting already marked changed, before the
@@ -244,18 +246,19 @@ static void test_verdict(void)
 {
 	static const char ok[] = "pid 42\ngeneration 3\nresult refused\nmessage x.json: refused: a FIFO\n";
 	struct tierd_reload_verdict v, back;
-	char dir[TMPTREE_DIR_MAX], err[ERR_MAX] = "";
+	char dir[TMPTREE_DIR_MAX];
+	struct tierd_log_keep cap;
 
-	CHECK_EQ_INT(tierd_reload_verdict_parse(ok, sizeof(ok) - 1, &v, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_reload_verdict_parse(ok, sizeof(ok) - 1, &v, NULL), 0);
 	CHECK_EQ_INT(v.pid, 42);
 	CHECK_EQ_U64(v.generation, 3);
 	CHECK(!v.ok);
 	CHECK_EQ_STR(v.message, "x.json: refused: a FIFO");
 #define BAD(text, want)                                                                    \
 	do {                                                                               \
-		CHECK_EQ_INT(tierd_reload_verdict_parse(text, sizeof(text) - 1, &v, err,   \
-							sizeof(err)), -EINVAL);            \
-		CHECK_EQ_STR(err, want);                                                   \
+		CHECK_EQ_INT(tierd_reload_verdict_parse(text, sizeof(text) - 1, &v,        \
+							capture(&cap)), -EINVAL);          \
+		CHECK_EQ_STR(cap.last, want ": Invalid argument");                         \
 	} while (0)
 	BAD("pid 42\ngeneration 3\nresult maybe\nmessage m\n", "line 3: bad result value");
 	BAD("pid 42\ngeneration 3\nresult ok\n", "line 4: missing, expected \"message ...\"");
@@ -273,7 +276,7 @@ static void test_verdict(void)
 	snprintf(v.message, sizeof(v.message), "two\nlines");
 	CHECK_EQ_INT(tierd_reload_verdict_write(dir, &v), 0);
 	CHECK_EQ_STR(tmptree_get(dir, "reload"), "pid 7\ngeneration 12\nresult ok\nmessage two lines\n");
-	CHECK_EQ_INT(tierd_reload_verdict_read(dir, &back, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_reload_verdict_read(dir, &back, NULL), 0);
 	CHECK_EQ_STR(back.message, "two lines");
 	CHECK(back.ok);
 	tmptree_rm(dir, "");
