@@ -98,17 +98,16 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 static int restore_damon_stat(const char *root, const struct tierd_logger *log)
 {
 	struct tierd_damon_modules m;
-	char err[ERR_MAX] = "";
 	int r;
 
-	r = tierd_damon_modules_probe(&m, root, err, sizeof(err));
+	r = tierd_damon_modules_probe(&m, root, log);
 	if (r == 0 && !m.stat_stopped)
 		return 0;
 	if (r == 0)
-		r = tierd_damon_modules_restore(&m, err, sizeof(err));
+		r = tierd_damon_modules_restore(&m, log);
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
-			     "DAMON_STAT not turned on again: %s", err);
+			     "DAMON_STAT not turned on again: %s", strerror(-r));
 	else
 		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
 			     "DAMON_STAT, turned off by tierd, turned on again");

@@ -128,26 +128,28 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 {
 	struct tierd_damon_modules *m = &b->modules;
 	const char *stat_param = m->param[TIERD_DAMON_MODULE_STAT];
-	char err[TIERD_ERR_MAX] = "", why[2 * TIERD_ERR_MAX];
+	char why[TIERD_ERR_MAX];
 	enum tierd_damon_module conflict;
 	bool was_stopped;
 	int r;
 
-	r = tierd_damon_modules_probe(m, b->root, err, sizeof(err));
+	r = tierd_damon_modules_probe(m, b->root, log);
 	if (r < 0) {
-		set_mode(b, TIERD_DAMON_FAILED, err);
+		snprintf(why, sizeof(why), "DAMON's module parameters could not be read: %s",
+			 strerror(-r));
+		set_mode(b, TIERD_DAMON_FAILED, why);
 		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
-			  "DAMON not used: %s", err);
+			  "DAMON not used: %s", why);
 		return false;
 	}
 	was_stopped = m->stat_stopped;
 	/* A tierd that died turned DAMON_STAT off; "leave" wants it back now. */
 	if (was_stopped && !stop_damon_stat) {
-		r = tierd_damon_modules_restore(m, err, sizeof(err));
+		r = tierd_damon_modules_restore(m, log);
 		if (r < 0)
 			tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
 				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, could not be turned on again: %s",
-				  err);
+				  strerror(-r));
 		else
 			tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
 				  "DAMON_STAT, turned off by a tierd that did not exit cleanly, turned on again (\"damon_stat\": \"leave\" in tierd.json)");
@@ -165,9 +167,10 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 		return false;
 	}
 	if (m->enabled[TIERD_DAMON_MODULE_STAT]) {
-		r = tierd_damon_modules_stop_stat(m, err, sizeof(err));
+		r = tierd_damon_modules_stop_stat(m, log);
 		if (r < 0) {
-			snprintf(why, sizeof(why), "DAMON_STAT could not be turned off: %s", err);
+			snprintf(why, sizeof(why), "DAMON_STAT could not be turned off: %s",
+				 strerror(-r));
 			set_mode(b, TIERD_DAMON_DEGRADED, why);
 			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
 				  "DAMON not used: %s; budgets go through memory.reclaim", why);
@@ -560,6 +563,7 @@ void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_
 {
 	bool was_stopped = b->modules.stat_stopped;
 	char err[TIERD_ERR_MAX] = "";
+	int r;
 
 	if (b->state.damon == TIERD_DAMON_RUNNING) {
 		if (tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
@@ -570,10 +574,11 @@ void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_
 				  "DAMON: tierd's kdamonds turned off and removed");
 	}
 	/* After tierd's kdamonds: DAMON_STAT's start is exclusive. */
-	if (tierd_damon_modules_restore(&b->modules, err, sizeof(err)) < 0)
+	r = tierd_damon_modules_restore(&b->modules, log);
+	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_ERR, "damon-stat-restore-failed", NULL, NULL, -1, 0,
 			  "DAMON_STAT could not be turned on again (the record stays for the next tierd): %s",
-			  err);
+			  strerror(-r));
 	else if (b->modules.enabled[TIERD_DAMON_MODULE_STAT] && was_stopped)
 		tierd_log_ev(log, TIERD_LOG_NOTICE, "damon-stat-restored", NULL, NULL, -1, 0,
 			  "DAMON_STAT turned on again");

@@ -23,7 +23,8 @@ const char *tierd_damon_module_name(enum tierd_damon_module which)
 }
 
 /* Writes text to an existing file or, with O_CREAT in flags, a new one. */
-static int write_text(const char *path, int flags, const char *text, char *err, size_t err_size)
+static int write_text(const char *path, int flags, const char *text,
+		      const struct tierd_logger *log)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | flags,
 				      RECORD_MODE);
@@ -38,32 +39,29 @@ static int write_text(const char *path, int flags, const char *text, char *err, 
 		r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
 	}
 	if (r < 0)
-		snprintf(err, err_size, "writing \"%s\" to %s: %s", text, path, strerror(-r));
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "writing \"%s\" to %s", text, path);
+	return 0;
 }
 
 /* Reads a module parameter: Y (true) or N (false). */
-static int read_flag(const char *path, bool *on, char *err, size_t err_size)
+static int read_flag(const char *path, bool *on, const struct tierd_logger *log)
 {
 	struct tierd_buf b = { 0 };
 	int r = tierd_read_at(AT_FDCWD, path, &b);
 
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (b.len >= 1 && (b.data[0] == 'Y' || b.data[0] == 'N')) {
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
+	if (b.len >= 1 && (b.data[0] == 'Y' || b.data[0] == 'N'))
 		*on = b.data[0] == 'Y';
-	} else {
-		snprintf(err, err_size, "%s: expected Y or N, got \"%.*s\"", path, (int)b.len, b.data);
-		r = -EINVAL;
-	}
+	else
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				    "%s: expected Y or N, got \"%.*s\"", path, (int)b.len, b.data);
 	tierd_buf_free(&b);
 	return r;
 }
 
 /* mkdir -p of the record's directory, below root. */
-static int make_record_dir(const char *record, char *err, size_t err_size)
+static int make_record_dir(const char *record, const struct tierd_logger *log)
 {
 	char dir[TIERD_FILE_PATH_MAX];
 
@@ -72,40 +70,32 @@ static int make_record_dir(const char *record, char *err, size_t err_size)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, RUNTIME_DIR_MODE) < 0 && errno != EEXIST) {
-			int r = -errno;
-
-			snprintf(err, err_size, "creating %s: %s", dir, strerror(-r));
-			return r;
-		}
+		if (mkdir(dir, RUNTIME_DIR_MODE) < 0 && errno != EEXIST)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "creating %s", dir);
 		*p = '/';
 	}
 	return 0;
 }
 
-int tierd_damon_modules_probe(struct tierd_damon_modules *m, const char *root, char *err,
-			      size_t err_size)
+int tierd_damon_modules_probe(struct tierd_damon_modules *m, const char *root,
+			      const struct tierd_logger *log)
 {
 	struct stat st;
 	int r;
 
 	*m = (struct tierd_damon_modules){ 0 };
-	if (tierd_root_path(root, TIERD_DAMON_STAT_RECORD, m->record, sizeof(m->record)) < 0) {
-		snprintf(err, err_size, "%s: path too long", root);
-		return -ENAMETOOLONG;
-	}
+	if (tierd_root_path(root, TIERD_DAMON_STAT_RECORD, m->record, sizeof(m->record)) < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s", root);
 	for (size_t i = 0; i < TIERD_DAMON_MODULE_COUNT; i++) {
 		char rel[TIERD_FILE_PATH_MAX];
 
 		snprintf(rel, sizeof(rel), TIERD_DAMON_MODULE_PARAM, module_dirs[i]);
-		if (tierd_root_path(root, rel, m->param[i], sizeof(m->param[i])) < 0) {
-			snprintf(err, err_size, "%s: path too long", root);
-			return -ENAMETOOLONG;
-		}
+		if (tierd_root_path(root, rel, m->param[i], sizeof(m->param[i])) < 0)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s", root);
 		if (stat(m->param[i], &st) < 0)
 			continue;
 		m->present[i] = true;
-		r = read_flag(m->param[i], &m->enabled[i], err, err_size);
+		r = read_flag(m->param[i], &m->enabled[i], log);
 		if (r < 0)
 			return r;
 	}
@@ -113,19 +103,19 @@ int tierd_damon_modules_probe(struct tierd_damon_modules *m, const char *root, c
 	return 0;
 }
 
-int tierd_damon_modules_stop_stat(struct tierd_damon_modules *m, char *err, size_t err_size)
+int tierd_damon_modules_stop_stat(struct tierd_damon_modules *m, const struct tierd_logger *log)
 {
 	const char *param = m->param[TIERD_DAMON_MODULE_STAT];
 	int r;
 
 	if (!m->enabled[TIERD_DAMON_MODULE_STAT])
 		return 0;
-	r = make_record_dir(m->record, err, err_size);
+	r = make_record_dir(m->record, log);
 	if (r == 0)
-		r = write_text(m->record, O_CREAT, "Y\n", err, err_size);
+		r = write_text(m->record, O_CREAT, "Y\n", log);
 	if (r < 0)
 		return r;
-	r = write_text(param, 0, "N", err, err_size);
+	r = write_text(param, 0, "N", log);
 	if (r < 0) {
 		if (!m->stat_stopped)
 			unlink(m->record);
@@ -136,22 +126,20 @@ int tierd_damon_modules_stop_stat(struct tierd_damon_modules *m, char *err, size
 	return 0;
 }
 
-int tierd_damon_modules_restore(struct tierd_damon_modules *m, char *err, size_t err_size)
+int tierd_damon_modules_restore(struct tierd_damon_modules *m, const struct tierd_logger *log)
 {
 	int r;
 
 	if (!m->stat_stopped)
 		return 0;
-	r = write_text(m->param[TIERD_DAMON_MODULE_STAT], 0, "Y", err, err_size);
+	r = write_text(m->param[TIERD_DAMON_MODULE_STAT], 0, "Y", log);
 	if (r < 0)
 		return r;
 	m->enabled[TIERD_DAMON_MODULE_STAT] = true;
 	m->stat_stopped = false;
-	if (unlink(m->record) < 0 && errno != ENOENT) {
-		r = -errno;
-		snprintf(err, err_size, "removing %s: %s", m->record, strerror(-r));
-	}
-	return r;
+	if (unlink(m->record) < 0 && errno != ENOENT)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "removing %s", m->record);
+	return 0;
 }
 
 enum tierd_damon_module tierd_damon_modules_conflict(const struct tierd_damon_modules *m,

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 
 #define TIERD_DAMON_MODULE_PARAM "/sys/module/damon_%s/parameters/enabled"
@@ -45,20 +46,21 @@ const char *tierd_damon_module_name(enum tierd_damon_module which);
 
 /* Reads every module's enabled parameter under root, and whether a record
  * says an earlier tierd turned DAMON_STAT off (then stat_stopped is set:
- * this run restores it). Returns 0 or -errno with err. */
-int tierd_damon_modules_probe(struct tierd_damon_modules *m, const char *root, char *err,
-			      size_t err_size);
+ * this run restores it). Returns 0 or -errno, told to log at debug level
+ * with the file named (log.h). */
+int tierd_damon_modules_probe(struct tierd_damon_modules *m, const char *root,
+			      const struct tierd_logger *log);
 
 /* Turns DAMON_STAT off when it is enabled, writing the record first.
- * Returns 0 (also when it was off) or -errno with err (the record is
- * removed again when the write fails). */
-int tierd_damon_modules_stop_stat(struct tierd_damon_modules *m, char *err, size_t err_size);
+ * Returns 0 (also when it was off) or -errno, told (the record is removed
+ * again when the write fails). */
+int tierd_damon_modules_stop_stat(struct tierd_damon_modules *m, const struct tierd_logger *log);
 
 /* Turns DAMON_STAT back on when stat_stopped, then removes the record.
  * tierd's kdamonds must be off first (DAMON_STAT's start is exclusive).
- * Returns 0 (also when there was nothing to restore) or -errno with err;
- * the record stays when the write fails, so a later tierd tries again. */
-int tierd_damon_modules_restore(struct tierd_damon_modules *m, char *err, size_t err_size);
+ * Returns 0 (also when there was nothing to restore) or -errno, told; the
+ * record stays when the write fails, so a later tierd tries again. */
+int tierd_damon_modules_restore(struct tierd_damon_modules *m, const struct tierd_logger *log);
 
 /* The first enabled module tierd does not turn off (DAMON_RECLAIM,
  * DAMON_LRU_SORT, or DAMON_STAT when leave_stat), or

@@ -10,11 +10,11 @@
 
 #include "../controller/damon_modules.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define STAT "sys/module/damon_stat/parameters/enabled"
 #define RECLAIM "sys/module/damon_reclaim/parameters/enabled"
 #define LRU_SORT "sys/module/damon_lru_sort/parameters/enabled"
@@ -24,18 +24,19 @@ TIERD_TEST_MAIN_COUNTS;
  * others not built): nothing present, nothing to do. */
 static void test_no_modules(void)
 {
-	char root[TMPTREE_DIR_MAX], err[ERR_MAX] = "";
+	char root[TMPTREE_DIR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_damon_modules m;
 
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
 		return;
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	for (size_t i = 0; i < TIERD_DAMON_MODULE_COUNT; i++)
 		CHECK(!m.present[i] && !m.enabled[i]);
 	CHECK(!m.stat_stopped);
 	CHECK_EQ_INT(tierd_damon_modules_conflict(&m, true), TIERD_DAMON_MODULE_COUNT);
-	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_damon_modules_restore(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_restore(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, RECORD), "(missing)");
 	tmptree_rm(root, "");
 }
@@ -43,7 +44,8 @@ static void test_no_modules(void)
 /* Debian's 7.3: DAMON_STAT on at boot, the other two built but off. */
 static void test_stop_and_restore_stat(void)
 {
-	char root[TMPTREE_DIR_MAX], err[ERR_MAX] = "";
+	char root[TMPTREE_DIR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_damon_modules m;
 
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
@@ -51,7 +53,7 @@ static void test_stop_and_restore_stat(void)
 	tmptree_put(root, STAT, "Y\n");
 	tmptree_put(root, RECLAIM, "N\n");
 	tmptree_put(root, LRU_SORT, "N\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	CHECK(m.present[TIERD_DAMON_MODULE_STAT] && m.enabled[TIERD_DAMON_MODULE_STAT]);
 	CHECK(m.present[TIERD_DAMON_MODULE_RECLAIM] && !m.enabled[TIERD_DAMON_MODULE_RECLAIM]);
 	CHECK(m.present[TIERD_DAMON_MODULE_LRU_SORT] && !m.enabled[TIERD_DAMON_MODULE_LRU_SORT]);
@@ -61,18 +63,18 @@ static void test_stop_and_restore_stat(void)
 	CHECK_EQ_INT(tierd_damon_modules_conflict(&m, true), TIERD_DAMON_MODULE_STAT);
 	CHECK_EQ_STR(tierd_damon_module_name(TIERD_DAMON_MODULE_STAT), "DAMON_STAT");
 
-	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, STAT), "N");
 	CHECK_EQ_STR(tmptree_get(root, RECORD), "Y\n");
 	CHECK(m.stat_stopped && !m.enabled[TIERD_DAMON_MODULE_STAT]);
 
-	CHECK_EQ_INT(tierd_damon_modules_restore(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_restore(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, STAT), "Y");
 	CHECK_EQ_STR(tmptree_get(root, RECORD), "(missing)");
 	CHECK(!m.stat_stopped && m.enabled[TIERD_DAMON_MODULE_STAT]);
 	/* Restoring twice writes nothing more. */
 	tmptree_put(root, STAT, "N\n");
-	CHECK_EQ_INT(tierd_damon_modules_restore(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_restore(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, STAT), "N\n");
 	tmptree_rm(root, "");
 }
@@ -81,18 +83,19 @@ static void test_stop_and_restore_stat(void)
  * record, so it restores DAMON_STAT at its own exit. */
 static void test_restore_after_crash(void)
 {
-	char root[TMPTREE_DIR_MAX], err[ERR_MAX] = "";
+	char root[TMPTREE_DIR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_damon_modules m;
 
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
 		return;
 	tmptree_put(root, STAT, "N\n");
 	tmptree_put(root, RECORD, "Y\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	CHECK(m.stat_stopped && !m.enabled[TIERD_DAMON_MODULE_STAT]);
-	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, STAT), "N\n");
-	CHECK_EQ_INT(tierd_damon_modules_restore(&m, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_restore(&m, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(root, STAT), "Y");
 	CHECK_EQ_STR(tmptree_get(root, RECORD), "(missing)");
 	tmptree_rm(root, "");
@@ -101,7 +104,7 @@ static void test_restore_after_crash(void)
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
 		return;
 	tmptree_put(root, RECORD, "Y\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	CHECK(!m.stat_stopped);
 	tmptree_rm(root, "");
 }
@@ -110,18 +113,19 @@ static void test_restore_after_crash(void)
  * whatever damon_stat says, RECLAIM named first. */
 static void test_conflicts(void)
 {
-	char root[TMPTREE_DIR_MAX], err[ERR_MAX] = "";
+	char root[TMPTREE_DIR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_damon_modules m;
 
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
 		return;
 	tmptree_put(root, STAT, "N\n");
 	tmptree_put(root, LRU_SORT, "Y\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	CHECK_EQ_INT(tierd_damon_modules_conflict(&m, false), TIERD_DAMON_MODULE_LRU_SORT);
 	CHECK_EQ_INT(tierd_damon_modules_conflict(&m, true), TIERD_DAMON_MODULE_LRU_SORT);
 	tmptree_put(root, RECLAIM, "Y\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	CHECK_EQ_INT(tierd_damon_modules_conflict(&m, false), TIERD_DAMON_MODULE_RECLAIM);
 	CHECK_EQ_STR(tierd_damon_module_name(TIERD_DAMON_MODULE_LRU_SORT), "DAMON_LRU_SORT");
 	CHECK(tierd_damon_module_name(TIERD_DAMON_MODULE_COUNT) == NULL);
@@ -132,25 +136,27 @@ static void test_conflicts(void)
  * parameter that cannot be written leaves no record behind. */
 static void test_errors(void)
 {
-	char root[TMPTREE_DIR_MAX], err[ERR_MAX] = "", want[ERR_MAX];
+	char root[TMPTREE_DIR_MAX], want[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_damon_modules m;
 
 	if (tmptree_make(root, sizeof(root), "dmod") < 0)
 		return;
 	tmptree_put(root, RECLAIM, "maybe\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s/%s: expected Y or N, got \"maybe\n\"", root, RECLAIM);
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/%s: expected Y or N, got \"maybe\n\": %s", root, RECLAIM,
+		 strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 	tmptree_rm(root, RECLAIM);
 
 	/* DAMON_STAT's parameter as a directory: its write fails (EISDIR). */
 	tmptree_put(root, STAT, "Y\n");
-	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_modules_probe(&m, root, capture(&cap)), 0);
 	tmptree_rm(root, STAT);
 	tmptree_mkdirs(root, STAT);
-	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, err, sizeof(err)), -EISDIR);
+	CHECK_EQ_INT(tierd_damon_modules_stop_stat(&m, capture(&cap)), -EISDIR);
 	snprintf(want, sizeof(want), "writing \"N\" to %s/%s: %s", root, STAT, strerror(EISDIR));
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_STR(cap.last, want);
 	CHECK_EQ_STR(tmptree_get(root, RECORD), "(missing)");
 	CHECK(!m.stat_stopped);
 	tmptree_rm(root, "");
