@@ -321,7 +321,6 @@ static void tick_done(struct tick *tk)
 static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 {
 	struct tierd_observation *obs = &tk->obs;
-	char err[TIERD_ERR_MAX] = "";
 	bool have_hot;
 	int r;
 
@@ -330,10 +329,10 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &tk->feedback[c]);
 	tierd_kernel_side_open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
-				obs->nr, &d->hotness, err, sizeof(err));
+				obs->nr, &d->hotness, &d->log);
 	if (r < 0)
-		tierd_log(&d->log, TIERD_LOG_WARNING, "DAMON regions not attributed this tick: %s",
-			  err[0] ? err : strerror(-r));
+		tierd_log_errno(&d->log, TIERD_LOG_WARNING, r,
+				"DAMON regions not attributed this tick");
 	/* Without room for the cgroups (out of memory) there is no hotness. */
 	have_hot = d->hotness.nr >= obs->nr;
 	if (have_hot)

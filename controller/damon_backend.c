@@ -19,18 +19,30 @@ static void set_mode(struct tierd_damon_backend *b, enum tierd_damon_mode mode, 
 	b->state.damon_why[n] = '\0';
 }
 
+/* DAMON is not used for good: why, "<what failed>: <strerror>", is kept
+ * as the backend's reason. */
+static void not_used(struct tierd_damon_backend *b, const char *what, int r,
+		     const struct tierd_logger *log)
+{
+	char why[TIERD_ERR_MAX];
+
+	snprintf(why, sizeof(why), "%s: %s", what, strerror(-r));
+	set_mode(b, TIERD_DAMON_FAILED, why);
+	tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0, "DAMON not used: %s",
+		     why);
+}
+
 /* Every tier's physical ranges, from its nodes' memory blocks. */
 static int read_layout(const char *root, const struct tierd_topology *topo,
-		       struct tierd_damon_layout *layout, char *err, size_t err_size)
+		       struct tierd_damon_layout *layout, const struct tierd_logger *log)
 {
 	struct tierd_phys_range ranges[TIERD_DAMON_MAX_REGIONS];
 
 	memset(layout, 0, sizeof(*layout));
-	if (topo->nr_tiers > TIERD_DAMON_MAX_CONTEXTS) {
-		snprintf(err, err_size, "%zu tiers, DAMON backend handles at most %d",
-			 topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
-		return -E2BIG;
-	}
+	if (topo->nr_tiers > TIERD_DAMON_MAX_CONTEXTS)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -E2BIG,
+				       "%zu tiers, DAMON backend handles at most %d",
+				       topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
 	layout->nr_tiers = topo->nr_tiers;
 	for (size_t i = 0; i < topo->nr_nodes; i++) {
 		const struct tierd_node *n = &topo->nodes[i];
@@ -42,14 +54,13 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 			continue;
 		t = &layout->tiers[n->tier];
 		r = tierd_physmem_node_ranges(root, n->nid, ranges, TIERD_ARRAY_SIZE(ranges), &nr,
-					      err, err_size);
+					      log);
 		if (r < 0)
 			return r;
-		if (t->nr_ranges + nr > TIERD_DAMON_MAX_REGIONS) {
-			snprintf(err, err_size, "tier %d: more than %d physical ranges", n->tier,
-				 TIERD_DAMON_MAX_REGIONS);
-			return -E2BIG;
-		}
+		if (t->nr_ranges + nr > TIERD_DAMON_MAX_REGIONS)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -E2BIG,
+					       "tier %d: more than %d physical ranges", n->tier,
+					       TIERD_DAMON_MAX_REGIONS);
 		for (size_t k = 0; k < nr; k++)
 			t->ranges[t->nr_ranges++] =
 				(struct tierd_damon_region){ ranges[k].start, ranges[k].end };
@@ -57,10 +68,9 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 	for (size_t t = 0; t < layout->nr_tiers; t++) {
 		struct tierd_damon_tier_layout *tl = &layout->tiers[t];
 
-		if (tl->nr_ranges == 0) {
-			snprintf(err, err_size, "tier %zu: its nodes have no memory blocks", t);
-			return -ENOENT;
-		}
+		if (tl->nr_ranges == 0)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOENT,
+					       "tier %zu: its nodes have no memory blocks", t);
 		/* DAMON wants a target's regions sorted and disjoint. */
 		for (size_t i = 1; i < tl->nr_ranges; i++)
 			for (size_t j = i; j > 0 && tl->ranges[j].start < tl->ranges[j - 1].start; j--) {
@@ -135,11 +145,7 @@ static bool settle_modules(struct tierd_damon_backend *b, bool stop_damon_stat,
 
 	r = tierd_damon_modules_probe(m, b->root, log);
 	if (r < 0) {
-		snprintf(why, sizeof(why), "DAMON's module parameters could not be read: %s",
-			 strerror(-r));
-		set_mode(b, TIERD_DAMON_FAILED, why);
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
-			  "DAMON not used: %s", why);
+		not_used(b, "DAMON's module parameters could not be read", r, log);
 		return false;
 	}
 	was_stopped = m->stat_stopped;
@@ -223,10 +229,13 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			  "DAMON not used: out of memory");
 		return;
 	}
-	r = read_layout(root, topo, &b->layout, err, sizeof(err));
-	if (r == 0)
-		r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, err,
-				      sizeof(err));
+	r = read_layout(root, topo, &b->layout, log);
+	if (r < 0) {
+		not_used(b, "the tiers' physical address ranges could not be read", r, log);
+		return;
+	}
+	r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, err,
+			      sizeof(err));
 	if (r < 0) {
 		set_mode(b, TIERD_DAMON_FAILED, err);
 		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,

@@ -1,6 +1,5 @@
 /* Per-cgroup hotness from DAMON readings and page owners; see hotness_read.h. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +79,8 @@ static int append(struct tierd_attr_out *dst, const struct tierd_attr_out *src)
 static int attribute_range(struct tierd_hotness_set *set, const struct tierd_region *regions,
 			   size_t nr_regions, const struct tierd_damon_region *range,
 			   uint64_t stride, const struct tierd_kpagecgroup *kc,
-			   const struct tierd_attr_cgroup *map, size_t nr, char *err, size_t err_size)
+			   const struct tierd_attr_cgroup *map, size_t nr,
+			   const struct tierd_logger *log)
 {
 	uint64_t base = range->start / TIERD_PAGE_BYTES;
 	size_t n = (size_t)((range->end / TIERD_PAGE_BYTES - base + stride - 1) / stride);
@@ -97,7 +97,7 @@ static int attribute_range(struct tierd_hotness_set *set, const struct tierd_reg
 	r = grow((void **)&set->owners, &set->cap_owners, n, sizeof(*set->owners));
 	if (r < 0)
 		return r;
-	r = tierd_kpagecgroup_read_sampled(kc, base, stride, n, set->owners, err, err_size);
+	r = tierd_kpagecgroup_read_sampled(kc, base, stride, n, set->owners, log);
 	if (r < 0)
 		return r;
 	owners = (struct tierd_attr_owners){
@@ -110,7 +110,7 @@ static int attribute_range(struct tierd_hotness_set *set, const struct tierd_reg
 
 int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_kpagecgroup *kc,
 			const struct tierd_cgroup_obs *obs, size_t nr, struct tierd_hotness_set *set,
-			char *err, size_t err_size)
+			const struct tierd_logger *log)
 {
 	struct tierd_attr_cgroup *map = NULL;
 	uint64_t total_pages = 0, stride;
@@ -137,8 +137,8 @@ int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_
 	for (size_t t = 0; r == 0 && t < b->layout.nr_tiers; t++)
 		for (size_t i = 0; r == 0 && i < b->layout.tiers[t].nr_ranges; i++)
 			r = attribute_range(set, b->regions[t], b->nr_regions[t],
-					    &b->layout.tiers[t].ranges[i], stride, kc, map, nr, err,
-					    err_size);
+					    &b->layout.tiers[t].ranges[i], stride, kc, map, nr,
+					    log);
 	for (size_t c = 0; r == 0 && c < nr; c++) {
 		qsort(set->out[c].regions, set->out[c].nr_regions, sizeof(struct tierd_region),
 		      cmp_region);
@@ -146,7 +146,7 @@ int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_
 						      .regions = set->out[c].regions };
 	}
 	if (r == -ENOMEM)
-		snprintf(err, err_size, "out of memory attributing DAMON regions");
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "attributing DAMON regions");
 	free(map);
 	return r;
 }

@@ -29,10 +29,10 @@ struct tierd_hotness_set {
 
 /* Builds set for the cgroups obs[0..nr) from b's last readings. Without
  * kc (no /proc/kpagecgroup) every cgroup gets no regions. Returns 0,
- * -ENOMEM, or the -errno of a failed read with err. */
+ * -ENOMEM, or the -errno of a failed read, told to log at debug level. */
 int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_kpagecgroup *kc,
 			const struct tierd_cgroup_obs *obs, size_t nr, struct tierd_hotness_set *set,
-			char *err, size_t err_size);
+			const struct tierd_logger *log);
 
 void tierd_hotness_set_free(struct tierd_hotness_set *set);
 

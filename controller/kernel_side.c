@@ -95,17 +95,16 @@ static void setup_numa_balancing(struct tierd_daemon *d)
  * regions unattributed and nothing was promoted for the whole run). */
 void tierd_kernel_side_open_attribution(struct tierd_daemon *d)
 {
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (d->kpagecgroup_tried || d->damon.state.damon != TIERD_DAMON_RUNNING)
 		return;
 	d->kpagecgroup_tried = true;
-	r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, err, sizeof(err));
+	r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, &d->log);
 	if (r < 0)
 		tierd_log(&d->log, TIERD_LOG_WARNING,
-			  "DAMON regions cannot be attributed to cgroups: %s; only budgets are enforced",
-			  err);
+			  "DAMON regions cannot be attributed to cgroups: %s: %s; only budgets are enforced",
+			  d->kpagecgroup.path, strerror(-r));
 	d->kpagecgroup_open = r == 0;
 }
 

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,82 +38,78 @@ static int read_entries(int fd, uint64_t *out, size_t n, uint64_t pfn)
 	return 0;
 }
 
-/* Sets err for a failed read of PFNs pfn..last; -ERANGE: beyond off_t. */
+/* Tells a failed read of PFNs pfn..last and returns r; -ERANGE: beyond
+ * off_t. */
 static int read_error(const struct tierd_kpagecgroup *kc, int r, uint64_t pfn, uint64_t last,
-		      char *err, size_t err_size)
+		      const struct tierd_logger *log)
 {
 	if (r == -ERANGE)
-		snprintf(err, err_size, "%s: PFNs from %" PRIu64 " lie beyond any file offset",
-			 kc->path, pfn);
-	else
-		snprintf(err, err_size, "%s: reading PFNs %" PRIu64 "-%" PRIu64 ": %s", kc->path,
-			 pfn, last, strerror(-r));
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s: PFNs from %" PRIu64 " lie beyond any file offset",
+				       kc->path, pfn);
+	return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s: reading PFNs %" PRIu64 "-%" PRIu64,
+			       kc->path, pfn, last);
 }
 
-int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char *err,
-			   size_t err_size)
+int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc,
+			   const struct tierd_logger *log)
 {
 	int r;
 
 	kc->fd = -1;
 	r = tierd_root_path(root, TIERD_KPAGECGROUP_PATH, kc->path, sizeof(kc->path));
-	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under the root", TIERD_KPAGECGROUP_PATH);
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under the root",
+				       TIERD_KPAGECGROUP_PATH);
 	kc->fd = open(kc->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (kc->fd >= 0)
 		return 0;
 	r = -errno;
 	if (r == -ENOENT)
-		snprintf(err, err_size,
-			 "%s: absent (a kernel without CONFIG_MEMCG or CONFIG_PROC_PAGE_MONITOR): no per-page cgroup owners",
-			 kc->path);
-	else if (r == -EACCES || r == -EPERM)
-		snprintf(err, err_size, "%s: %s (reading it needs CAP_SYS_ADMIN)", kc->path,
-			 strerror(-r));
-	else
-		snprintf(err, err_size, "%s: %s", kc->path, strerror(-r));
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s: absent (a kernel without CONFIG_MEMCG or CONFIG_PROC_PAGE_MONITOR): no per-page cgroup owners",
+				       kc->path);
+	if (r == -EACCES || r == -EPERM)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s (reading it needs CAP_SYS_ADMIN)", kc->path);
+	return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", kc->path);
 }
 
 int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, size_t n,
-			   uint64_t *out, char *err, size_t err_size)
+			   uint64_t *out, const struct tierd_logger *log)
 {
 	int r;
 
 	if (n == 0)
 		return 0;
 	if (pfn > OFF_MAX / ENTRY_BYTES || n > OFF_MAX / ENTRY_BYTES - pfn)
-		return read_error(kc, -ERANGE, pfn, pfn, err, err_size);
+		return read_error(kc, -ERANGE, pfn, pfn, log);
 	r = read_entries(kc->fd, out, n, pfn);
-	return r < 0 ? read_error(kc, r, pfn, pfn + n - 1, err, err_size) : 0;
+	return r < 0 ? read_error(kc, r, pfn, pfn + n - 1, log) : 0;
 }
 
 int tierd_kpagecgroup_read_sampled(const struct tierd_kpagecgroup *kc, uint64_t pfn,
-				   uint64_t stride, size_t n, uint64_t *out, char *err,
-				   size_t err_size)
+				   uint64_t stride, size_t n, uint64_t *out,
+				   const struct tierd_logger *log)
 {
 	uint64_t last;
 	int r = 0;
 
-	if (stride == 0) {
-		snprintf(err, err_size, "%s: sampling stride 0 (expected 1 or more pages)",
-			 kc->path);
-		return -EINVAL;
-	}
+	if (stride == 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: sampling stride 0 (expected 1 or more pages)",
+				       kc->path);
 	if (stride == 1)
-		return tierd_kpagecgroup_read(kc, pfn, n, out, err, err_size);
+		return tierd_kpagecgroup_read(kc, pfn, n, out, log);
 	if (n == 0)
 		return 0;
 	if (n - 1 > (OFF_MAX / ENTRY_BYTES) / stride ||
 	    pfn > OFF_MAX / ENTRY_BYTES - (n - 1) * stride)
-		return read_error(kc, -ERANGE, pfn, pfn, err, err_size);
+		return read_error(kc, -ERANGE, pfn, pfn, log);
 	last = pfn + (n - 1) * stride;
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = read_entries(kc->fd, &out[i], 1, pfn + i * stride);
-	return r < 0 ? read_error(kc, r, pfn, last, err, err_size) : 0;
+	return r < 0 ? read_error(kc, r, pfn, last, log) : 0;
 }
 
 void tierd_kpagecgroup_close(struct tierd_kpagecgroup *kc)

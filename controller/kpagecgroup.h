@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 
 #define TIERD_KPAGECGROUP_PATH "/proc/kpagecgroup"
@@ -22,26 +23,26 @@ struct tierd_kpagecgroup {
 
 /* Opens root's /proc/kpagecgroup (see tierd_root_path). Returns 0, -ENOENT
  * when the kernel has none (the caller then has no per-cgroup regions),
- * -EACCES/-EPERM without CAP_SYS_ADMIN, or another -errno; err says which
- * file and why. */
-int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc, char *err,
-			   size_t err_size);
+ * -EACCES/-EPERM without CAP_SYS_ADMIN, or another -errno; each told to
+ * log at debug level with the file and why (log.h). */
+int tierd_kpagecgroup_open(const char *root, struct tierd_kpagecgroup *kc,
+			   const struct tierd_logger *log);
 
 /* Reads the owners of PFNs [pfn, pfn + n) into out[0..n), in as few
  * preads as the kernel allows. The file ends at the kernel's highest PFN,
  * which need not end a memory block: PFNs past it read as 0 (no page), as
  * holes do. Returns 0, -ERANGE when the range lies beyond any file offset,
- * or -errno. */
+ * or -errno, told with the PFNs. */
 int tierd_kpagecgroup_read(const struct tierd_kpagecgroup *kc, uint64_t pfn, size_t n,
-			   uint64_t *out, char *err, size_t err_size);
+			   uint64_t *out, const struct tierd_logger *log);
 
 /* Reads n samples: out[i] = owner of PFN pfn + i * stride (stride >= 1;
  * stride 1 is tierd_kpagecgroup_read). One 8-byte pread per sample when
  * stride > 1, so the kernel looks at n pages, not n * stride. Returns as
  * tierd_kpagecgroup_read, or -EINVAL for stride 0. */
 int tierd_kpagecgroup_read_sampled(const struct tierd_kpagecgroup *kc, uint64_t pfn,
-				   uint64_t stride, size_t n, uint64_t *out, char *err,
-				   size_t err_size);
+				   uint64_t stride, size_t n, uint64_t *out,
+				   const struct tierd_logger *log);
 
 void tierd_kpagecgroup_close(struct tierd_kpagecgroup *kc);
 

@@ -73,37 +73,32 @@ static int parse_hex(const char *text, size_t len, uint64_t *ret_value)
 	return 0;
 }
 
-static int read_block_size(const char *root, struct tierd_buf *b, uint64_t *ret_bytes, char *err,
-			   size_t err_size)
+static int read_block_size(const char *root, struct tierd_buf *b, uint64_t *ret_bytes,
+			   const struct tierd_logger *log)
 {
 	const char *rel = TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes";
 	char path[TIERD_FILE_PATH_MAX];
 	int r;
 
 	r = tierd_root_path(root, rel, path, sizeof(path));
-	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under the root", rel);
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under the root", rel);
 	r = tierd_read_at(AT_FDCWD, path, b);
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
 	if (parse_hex(b->data, b->len, ret_bytes) < 0 || *ret_bytes == 0 ||
-	    *ret_bytes % TIERD_PAGE_BYTES) {
-		snprintf(err, err_size,
-			 "%s: expected the memory block size in hex without 0x, a multiple of the %llu-byte page (e.g. \"8000000\"), got \"%.*s\"",
-			 path, TIERD_PAGE_BYTES, (int)strcspn(b->data, "\n"), b->data);
-		return -EINVAL;
-	}
+	    *ret_bytes % TIERD_PAGE_BYTES)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: expected the memory block size in hex without 0x, a multiple of the %llu-byte page (e.g. \"8000000\"), got \"%.*s\"",
+				       path, TIERD_PAGE_BYTES, (int)strcspn(b->data, "\n"),
+				       b->data);
 	return 0;
 }
 
 /* Whether block id is online: its online file reads 1, or it has none
  * (kernels without memory hotplug). */
 static int block_online(const char *root, uint64_t id, struct tierd_buf *b, bool *ret_online,
-			char *err, size_t err_size)
+			const struct tierd_logger *log)
 {
 	char rel[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
 	int r;
@@ -111,32 +106,27 @@ static int block_online(const char *root, uint64_t id, struct tierd_buf *b, bool
 	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_BLOCK_DIR "/" BLOCK_PREFIX "%" PRIu64 "/online",
 		 id);
 	r = tierd_root_path(root, rel, path, sizeof(path));
-	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under the root", rel);
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under the root", rel);
 	r = tierd_read_at(AT_FDCWD, path, b);
 	if (r == -ENOENT) {
 		*ret_online = true;
 		return 0;
 	}
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
-	if (strcmp(b->data, "0\n") != 0 && strcmp(b->data, "1\n") != 0) {
-		snprintf(err, err_size, "%s: expected \"0\" or \"1\", got \"%.*s\"", path,
-			 (int)strcspn(b->data, "\n"), b->data);
-		return -EINVAL;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
+	if (strcmp(b->data, "0\n") != 0 && strcmp(b->data, "1\n") != 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: expected \"0\" or \"1\", got \"%.*s\"", path,
+				       (int)strcspn(b->data, "\n"), b->data);
 	*ret_online = b->data[0] == '1';
 	return 0;
 }
 
 /* The sorted ids of the memory blocks in node directory dir, in a
  * malloc'ed *ret_ids. */
-static int node_block_ids(const char *dir, uint64_t **ret_ids, size_t *ret_nr, char *err,
-			  size_t err_size)
+static int node_block_ids(const char *dir, uint64_t **ret_ids, size_t *ret_nr,
+			  const struct tierd_logger *log)
 {
 	uint64_t *ids = NULL;
 	size_t nr = 0, cap = 0;
@@ -146,9 +136,8 @@ static int node_block_ids(const char *dir, uint64_t **ret_ids, size_t *ret_nr, c
 
 	d = opendir(dir);
 	if (!d) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s (expected the node's directory of memory blocks)",
-			 dir, strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -errno,
+				    "%s (expected the node's directory of memory blocks)", dir);
 		goto out;
 	}
 	while ((de = readdir(d))) {
@@ -163,9 +152,8 @@ static int node_block_ids(const char *dir, uint64_t **ret_ids, size_t *ret_nr, c
 			uint64_t *nids = realloc(ids, ncap * sizeof(*ids));
 
 			if (!nids) {
-				snprintf(err, err_size, "%s: out of memory for %zu memory blocks",
-					 dir, ncap);
-				r = -ENOMEM;
+				r = tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOMEM,
+						    "%s: %zu memory blocks", dir, ncap);
 				goto out;
 			}
 			ids = nids;
@@ -186,7 +174,7 @@ out:
 }
 
 int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range *out,
-			      size_t cap, size_t *ret_nr, char *err, size_t err_size)
+			      size_t cap, size_t *ret_nr, const struct tierd_logger *log)
 {
 	char rel[TIERD_FILE_PATH_MAX], dir[TIERD_FILE_PATH_MAX];
 	struct tierd_buf b = { 0 };
@@ -195,16 +183,16 @@ int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range
 	uint64_t bs = 0;
 	int r;
 
-	r = read_block_size(root, &b, &bs, err, err_size);
+	r = read_block_size(root, &b, &bs, log);
 	if (r < 0)
 		goto out;
 	snprintf(rel, sizeof(rel), TIERD_PHYSMEM_NODE_DIR "/node%d", nid);
 	r = tierd_root_path(root, rel, dir, sizeof(dir));
 	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under the root", rel);
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under the root", rel);
 		goto out;
 	}
-	r = node_block_ids(dir, &ids, &nr_ids, err, err_size);
+	r = node_block_ids(dir, &ids, &nr_ids, log);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < nr_ids; i++) {
@@ -212,15 +200,14 @@ int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range
 		uint64_t start;
 
 		if (ids[i] >= UINT64_MAX / bs) {
-			snprintf(err, err_size,
-				 "%s/" BLOCK_PREFIX "%" PRIu64
-				 ": block beyond the 64-bit physical address space with %" PRIu64
-				 "-byte blocks",
-				 dir, ids[i], bs);
-			r = -EINVAL;
+			r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					    "%s/" BLOCK_PREFIX "%" PRIu64
+					    ": block beyond the 64-bit physical address space with %" PRIu64
+					    "-byte blocks",
+					    dir, ids[i], bs);
 			goto out;
 		}
-		r = block_online(root, ids[i], &b, &online, err, err_size);
+		r = block_online(root, ids[i], &b, &online, log);
 		if (r < 0)
 			goto out;
 		if (!online)
@@ -231,10 +218,9 @@ int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range
 			continue;
 		}
 		if (nr == cap) {
-			snprintf(err, err_size,
-				 "%s: more than %zu separate physical ranges of memory blocks", dir,
-				 cap);
-			r = -E2BIG;
+			r = tierd_log_errno(log, TIERD_LOG_DEBUG, -E2BIG,
+					    "%s: more than %zu separate physical ranges of memory blocks",
+					    dir, cap);
 			goto out;
 		}
 		out[nr++] = (struct tierd_phys_range){ .start = start, .end = start + bs };

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
+
 #define TIERD_PHYSMEM_NODE_DIR "/sys/devices/system/node"
 #define TIERD_PHYSMEM_BLOCK_DIR "/sys/devices/system/memory"
 
@@ -23,10 +25,11 @@ struct tierd_phys_range {
 /* Reads node nid's online memory blocks under root (see tierd_root_path),
  * merges contiguous ones and stores the ranges, sorted by start, in
  * out[0..*ret_nr). A node without memory blocks gives *ret_nr = 0.
- * Returns 0, or -errno with err naming the file: -ENOENT (no such node
- * directory or no block_size_bytes), -EINVAL (malformed block_size_bytes or
- * online file), -E2BIG (more than cap ranges), -ENOMEM. */
+ * Returns 0, or -errno, told to log at debug level with the file named
+ * (log.h): -ENOENT (no such node directory or no block_size_bytes),
+ * -EINVAL (malformed block_size_bytes or online file), -E2BIG (more than
+ * cap ranges), -ENOMEM. */
 int tierd_physmem_node_ranges(const char *root, int nid, struct tierd_phys_range *out,
-			      size_t cap, size_t *ret_nr, char *err, size_t err_size);
+			      size_t cap, size_t *ret_nr, const struct tierd_logger *log);
 
 #endif

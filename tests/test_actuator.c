@@ -482,12 +482,13 @@ static void test_hotness_build(void)
 	struct tierd_cgroup_obs obs[3] = { { .id = INO_B }, { .id = INO_A }, { .id = INO_OTHER } };
 	struct tierd_hotness_set set = { 0 };
 	struct tierd_kpagecgroup kc;
-	char dir[TMPTREE_DIR_MAX + sizeof("/h")], err[ERR_MAX] = "", want[ERR_MAX];
+	char dir[TMPTREE_DIR_MAX + sizeof("/h")], want[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/h", root);
 	write_owners(dir);
-	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, capture(&cap)), 0);
 	b.state.damon = TIERD_DAMON_RUNNING;
 	b.layout.nr_tiers = 2;
 	b.layout.tiers[0].nr_ranges = 1;
@@ -499,10 +500,10 @@ static void test_hotness_build(void)
 	b.regions[1] = t1;
 	b.nr_regions[1] = TIERD_ARRAY_SIZE(t1);
 
-	r = tierd_hotness_build(&b, &kc, obs, 2, &set, err, sizeof(err));
+	r = tierd_hotness_build(&b, &kc, obs, 2, &set, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 	CHECK_EQ_INT(set.nr, 2);
 	/* B: its runs of each region, sorted over both tiers. */
 	CHECK_EQ_INT(set.hot[0].nr_regions, 3);
@@ -524,7 +525,7 @@ static void test_hotness_build(void)
 	}
 
 	/* A third cgroup: the set grows, the others are rebuilt alike. */
-	r = tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err));
+	r = tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_INT(set.nr, 3);
 	CHECK_EQ_INT(set.hot[0].nr_regions, 3);
@@ -535,23 +536,23 @@ static void test_hotness_build(void)
 		check_region(&set.hot[2].regions[0], P(44), P(48), 0, 0, 9);
 
 	/* No page owners, or DAMON not running: no regions. */
-	CHECK_EQ_INT(tierd_hotness_build(&b, NULL, obs, 3, &set, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_hotness_build(&b, NULL, obs, 3, &set, capture(&cap)), 0);
 	for (size_t c = 0; c < 3; c++) {
 		CHECK_EQ_INT(set.hot[c].nr_regions, 0);
 		CHECK_EQ_U64(set.out[c].pages, 0);
 	}
 	b.state.damon = TIERD_DAMON_DEGRADED;
-	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap)), 0);
 	CHECK_EQ_INT(set.hot[1].nr_regions, 0);
 
 	/* A failed read names the file and the PFNs. */
 	b.state.damon = TIERD_DAMON_RUNNING;
 	tierd_kpagecgroup_close(&kc);
 	kc.fd = -1;
-	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, err, sizeof(err)), -EBADF);
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap)), -EBADF);
 	snprintf(want, sizeof(want), "%s/proc/kpagecgroup: reading PFNs 32-47: %s", dir,
 		 strerror(EBADF));
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_STR(cap.last, want);
 	tierd_hotness_set_free(&set);
 	CHECK(set.out == NULL && set.nr == 0);
 }

@@ -16,11 +16,11 @@
 #include "../controller/physmem.h"
 #include "../policy/attribution.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define FIXTURE "tests/fixtures/four-tier" /* tests run from the repository root */
 #define GIB (1024ull * 1024 * 1024)
 #define BLOCK_BYTES 0x8000000ull        /* 128 MiB, as in the fixtures and the VM */
@@ -111,25 +111,27 @@ static void test_physmem_fixture(void)
 		{ 0, GIB }, { GIB, 2 * GIB }, { 2 * GIB, 3 * GIB }, { 4 * GIB, 5 * GIB },
 	};
 	struct tierd_phys_range out[RANGES_MAX];
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 	size_t nr = 0;
 
 	for (int nid = 0; nid < 4; nid++) {
-		CHECK_EQ_INT(tierd_physmem_node_ranges(FIXTURE, nid, out, RANGES_MAX, &nr, err,
-						       sizeof(err)),
+		CHECK_EQ_INT(tierd_physmem_node_ranges(FIXTURE, nid, out, RANGES_MAX, &nr,
+						       capture(&cap)),
 			     0);
 		check_ranges(out, nr, &want[nid], 1, "four-tier fixture");
 	}
-	CHECK_EQ_INT(tierd_physmem_node_ranges(FIXTURE, 4, out, RANGES_MAX, &nr, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_physmem_node_ranges(FIXTURE, 4, out, RANGES_MAX, &nr, capture(&cap)),
 		     -ENOENT);
-	CHECK(strstr(err, FIXTURE "/sys/devices/system/node/node4: No such file or directory") !=
+	CHECK(strstr(cap.last,
+		     FIXTURE "/sys/devices/system/node/node4 (expected the node's directory of memory blocks): No such file or directory") !=
 	      NULL);
 }
 
 static void test_physmem_trees(void)
 {
 	struct tierd_phys_range out[RANGES_MAX];
-	char err[ERR_MAX] = "", want_err[ERR_MAX];
+	char want_err[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	size_t nr = 0;
 
 	/* Holes, numeric (not name) order, symlinks and directories mixed,
@@ -156,19 +158,19 @@ static void test_physmem_trees(void)
 			{ 20 * BLOCK_BYTES, 21 * BLOCK_BYTES },
 		};
 
-		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr, err,
-						       sizeof(err)),
+		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr,
+						       capture(&cap)),
 			     0);
 		check_ranges(out, nr, want, 3, "holes");
 	}
 	/* Exactly as many ranges as room, then one too many. */
-	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, 3, &nr, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, 3, &nr, capture(&cap)), 0);
 	CHECK_EQ_INT(nr, 3);
-	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, 2, &nr, err, sizeof(err)), -E2BIG);
+	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, 2, &nr, capture(&cap)), -E2BIG);
 	snprintf(want_err, sizeof(want_err),
-		 "%s/sys/devices/system/node/node0: more than 2 separate physical ranges of memory blocks",
-		 root);
-	CHECK_EQ_STR(err, want_err);
+		 "%s/sys/devices/system/node/node0: more than 2 separate physical ranges of memory blocks: %s",
+		 root, strerror(E2BIG));
+	CHECK_EQ_STR(cap.last, want_err);
 
 	/* Block 10 goes offline: 9 and 11 stay apart. */
 	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "0\n");
@@ -180,36 +182,36 @@ static void test_physmem_trees(void)
 			{ 20 * BLOCK_BYTES, 21 * BLOCK_BYTES },
 		};
 
-		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr, err,
-						       sizeof(err)),
+		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr,
+						       capture(&cap)),
 			     0);
 		check_ranges(out, nr, want, 4, "offline block");
 	}
 	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/memory10/online", "online\n");
-	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 0, out, RANGES_MAX, &nr, capture(&cap)),
 		     -EINVAL);
-	CHECK(strstr(err, "/sys/devices/system/memory/memory10/online: expected \"0\" or \"1\", got \"online\"") !=
+	CHECK(strstr(cap.last, "/sys/devices/system/memory/memory10/online: expected \"0\" or \"1\", got \"online\"") !=
 	      NULL);
 
 	/* Node 1: one block; a node with no blocks; another block size. */
 	{
 		static const uint64_t want[][2] = { { 3 * BLOCK_BYTES, 4 * BLOCK_BYTES } };
 
-		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, err,
-						       sizeof(err)),
+		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr,
+						       capture(&cap)),
 			     0);
 		check_ranges(out, nr, want, 1, "node 1");
 	}
 	node_dir(2, "");
 	nr = RANGES_MAX;
-	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 2, out, RANGES_MAX, &nr, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 2, out, RANGES_MAX, &nr, capture(&cap)), 0);
 	CHECK_EQ_INT(nr, 0);
 	tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", "80000000\n");
 	{
 		static const uint64_t want[][2] = { { 3 * 2 * GIB, 4 * 2 * GIB } };
 
-		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, err,
-						       sizeof(err)),
+		CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr,
+						       capture(&cap)),
 			     0);
 		check_ranges(out, nr, want, 1, "2 GiB blocks");
 	}
@@ -222,31 +224,31 @@ static void test_physmem_trees(void)
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			tmptree_put(root, TIERD_PHYSMEM_BLOCK_DIR "/block_size_bytes", bad[i]);
 			snprintf(want_err, sizeof(want_err),
-				 "%s/sys/devices/system/memory/block_size_bytes: expected the memory block size in hex without 0x, a multiple of the 4096-byte page (e.g. \"8000000\"), got \"%.*s\"",
-				 root, (int)strcspn(bad[i], "\n"), bad[i]);
-			CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, err,
-							       sizeof(err)),
+				 "%s/sys/devices/system/memory/block_size_bytes: expected the memory block size in hex without 0x, a multiple of the 4096-byte page (e.g. \"8000000\"), got \"%.*s\": %s",
+				 root, (int)strcspn(bad[i], "\n"), bad[i], strerror(EINVAL));
+			CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr,
+							       capture(&cap)),
 				     -EINVAL);
-			CHECK_EQ_STR(err, want_err);
+			CHECK_EQ_STR(cap.last, want_err);
 		}
 	}
 	tmptree_rm(root, "/sys/devices/system/memory/block_size_bytes");
-	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_physmem_node_ranges(root, 1, out, RANGES_MAX, &nr, capture(&cap)),
 		     -ENOENT);
-	CHECK(strstr(err, "block_size_bytes: No such file or directory") != NULL);
+	CHECK(strstr(cap.last, "block_size_bytes: No such file or directory") != NULL);
 }
 
 static void test_kpagecgroup(void)
 {
 	struct tierd_kpagecgroup kc;
 	char path[TIERD_FILE_PATH_MAX];
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 	uint64_t *file, got[8];
 	FILE *f;
 
-	CHECK_EQ_INT(tierd_kpagecgroup_open(root, &kc, err, sizeof(err)), -ENOENT);
+	CHECK_EQ_INT(tierd_kpagecgroup_open(root, &kc, capture(&cap)), -ENOENT);
 	snprintf(path, sizeof(path), "%s/proc/kpagecgroup: absent", root);
-	CHECK(strncmp(err, path, strlen(path)) == 0);
+	CHECK(strncmp(cap.last, path, strlen(path)) == 0);
 	CHECK_EQ_INT(kc.fd, -1);
 
 	/* Entry i holds 1000 + i * 7: every read lands on known values. */
@@ -262,8 +264,8 @@ static void test_kpagecgroup(void)
 		abort();
 	fclose(f);
 
-	CHECK_EQ_INT(tierd_kpagecgroup_open(root, &kc, err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 3, 5, got, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_open(root, &kc, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 3, 5, got, capture(&cap)), 0);
 	CHECK_EQ_U64(got[0], 1021);
 	CHECK_EQ_U64(got[1], 1028);
 	CHECK_EQ_U64(got[4], 1049);
@@ -272,44 +274,42 @@ static void test_kpagecgroup(void)
 
 		if (!all)
 			abort();
-		CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 0, KPC_ENTRIES, all, err, sizeof(err)), 0);
+		CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 0, KPC_ENTRIES, all, capture(&cap)), 0);
 		CHECK(memcmp(all, file, KPC_ENTRIES * sizeof(*all)) == 0);
 		/* The file ends inside the range (the kernel's highest PFN need
 		 * not end a memory block): no page there, owner 0. */
 		all[2] = 1;
-		CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, KPC_ENTRIES - 2, 3, all, err, sizeof(err)),
+		CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, KPC_ENTRIES - 2, 3, all, capture(&cap)),
 			     0);
 		CHECK_EQ_U64(all[0], 1000 + (KPC_ENTRIES - 2) * 7);
 		CHECK_EQ_U64(all[1], 1000 + (KPC_ENTRIES - 1) * 7);
 		CHECK_EQ_U64(all[2], 0);
 		free(all);
 	}
-	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, UINT64_MAX / 4, 1, got, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, UINT64_MAX / 4, 1, got, capture(&cap)),
 		     -ERANGE);
-	CHECK(strstr(err, "lie beyond any file offset") != NULL);
-	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 0, 0, got, err, sizeof(err)), 0);
+	CHECK(strstr(cap.last, "lie beyond any file offset") != NULL);
+	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, 0, 0, got, capture(&cap)), 0);
 
 	/* Samples every 4 pages from PFN 1: PFNs 1, 5, 9, 13, 17. */
 	memset(got, 0, sizeof(got));
-	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 1, 4, 5, got, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 1, 4, 5, got, capture(&cap)), 0);
 	CHECK_EQ_U64(got[0], 1007);
 	CHECK_EQ_U64(got[1], 1035);
 	CHECK_EQ_U64(got[2], 1063);
 	CHECK_EQ_U64(got[3], 1091);
 	CHECK_EQ_U64(got[4], 1119);
 	CHECK_EQ_U64(got[5], 0);
-	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 7, 1, 2, got, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 7, 1, 2, got, capture(&cap)), 0);
 	CHECK_EQ_U64(got[0], 1049);
 	CHECK_EQ_U64(got[1], 1056);
 	got[2] = 1;
-	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, KPC_ENTRIES - 5, 4, 3, got, err,
-						    sizeof(err)),
+	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, KPC_ENTRIES - 5, 4, 3, got, capture(&cap)),
 		     0);
 	CHECK_EQ_U64(got[0], 1000 + (KPC_ENTRIES - 5) * 7);
 	CHECK_EQ_U64(got[1], 1000 + (KPC_ENTRIES - 1) * 7);
 	CHECK_EQ_U64(got[2], 0);
-	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, UINT64_MAX / 16, 4, 3, got, err,
-						    sizeof(err)),
+	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, UINT64_MAX / 16, 4, 3, got, capture(&cap)),
 		     -ERANGE);
 	/* A torn last entry (not something the kernel writes) reads as 0. */
 	f = fopen(path, "a");
@@ -317,11 +317,11 @@ static void test_kpagecgroup(void)
 		abort();
 	fclose(f);
 	got[1] = 1;
-	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, KPC_ENTRIES - 1, 2, got, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_kpagecgroup_read(&kc, KPC_ENTRIES - 1, 2, got, capture(&cap)), 0);
 	CHECK_EQ_U64(got[0], 1000 + (KPC_ENTRIES - 1) * 7);
 	CHECK_EQ_U64(got[1], 0);
-	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 0, 0, 1, got, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "sampling stride 0") != NULL);
+	CHECK_EQ_INT(tierd_kpagecgroup_read_sampled(&kc, 0, 0, 1, got, capture(&cap)), -EINVAL);
+	CHECK(strstr(cap.last, "sampling stride 0") != NULL);
 	tierd_kpagecgroup_close(&kc);
 	CHECK_EQ_INT(kc.fd, -1);
 	free(file);

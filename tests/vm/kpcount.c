@@ -6,6 +6,7 @@
  * took. Prints RESULT lines. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,6 @@
 #include "../../controller/physmem.h"
 #include "../../policy/attribution.h"
 
-#define ERR_MAX 1024
 #define RANGES_MAX 16
 #define SAMPLE_EVERY 4 /* the sampled pass reads a quarter of the pages */
 #define DEC_BASE 10
@@ -26,6 +26,24 @@ struct counts {
 	uint64_t owned, other, exact, runs, sampled;
 	uint64_t read_cpu_us; /* CPU (user + system) of the exact reads */
 };
+
+/* The one logging call the linked sources make. The initramfs programs
+ * are static and libsystemd has no static library, so log.c is not
+ * linked: messages go to stderr. */
+int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log || level > log->level)
+		return r;
+	fprintf(stderr, "kpcount: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(-r));
+	return r;
+}
 
 static uint64_t cpu_us(void)
 {
@@ -48,7 +66,7 @@ static int attribute(const struct tierd_region *reg, uint64_t pfn, uint64_t stri
 }
 
 static int count_range(const struct tierd_kpagecgroup *kc, const struct tierd_phys_range *range,
-		       int nid, uint64_t ino, struct counts *c, char *err, size_t err_size)
+		       int nid, uint64_t ino, struct counts *c, const struct tierd_logger *log)
 {
 	uint64_t pfn = range->start / TIERD_PAGE_BYTES;
 	size_t pages = (size_t)((range->end - range->start) / TIERD_PAGE_BYTES);
@@ -60,12 +78,11 @@ static int count_range(const struct tierd_kpagecgroup *kc, const struct tierd_ph
 	int r;
 
 	if (!owner) {
-		r = -ENOMEM;
-		snprintf(err, err_size, "out of memory for %zu owners", pages);
+		r = tierd_log_errno(log, TIERD_LOG_ERR, -ENOMEM, "%zu owners", pages);
 		goto out;
 	}
 	c->read_cpu_us -= cpu_us();
-	r = tierd_kpagecgroup_read(kc, pfn, pages, owner, err, err_size);
+	r = tierd_kpagecgroup_read(kc, pfn, pages, owner, log);
 	c->read_cpu_us += cpu_us();
 	if (r < 0)
 		goto out;
@@ -75,17 +92,17 @@ static int count_range(const struct tierd_kpagecgroup *kc, const struct tierd_ph
 	}
 	r = attribute(&reg, pfn, 1, owner, pages, ino, &out);
 	if (r < 0) {
-		snprintf(err, err_size, "tierd_attribute (exact): %s", strerror(-r));
+		tierd_log_errno(log, TIERD_LOG_ERR, r, "tierd_attribute (exact)");
 		goto out;
 	}
 	c->exact += out.pages;
 	c->runs += out.nr_regions;
-	r = tierd_kpagecgroup_read_sampled(kc, pfn, stride, nr_samples, owner, err, err_size);
+	r = tierd_kpagecgroup_read_sampled(kc, pfn, stride, nr_samples, owner, log);
 	if (r < 0)
 		goto out;
 	r = attribute(&reg, pfn, stride, owner, nr_samples, ino, &out);
 	if (r < 0) {
-		snprintf(err, err_size, "tierd_attribute (sampled): %s", strerror(-r));
+		tierd_log_errno(log, TIERD_LOG_ERR, r, "tierd_attribute (sampled)");
 		goto out;
 	}
 	c->sampled += out.pages;
@@ -100,8 +117,9 @@ int main(int argc, char **argv)
 {
 	struct tierd_phys_range ranges[RANGES_MAX];
 	struct tierd_kpagecgroup kc = { .fd = -1 };
+	/* Down to debug: a failure's cause is all this program answers. */
+	const struct tierd_logger log = { .level = TIERD_LOG_DEBUG };
 	struct counts c = { 0 };
-	char err[ERR_MAX] = "";
 	size_t nr = 0;
 	uint64_t ino;
 	int nid, r;
@@ -112,9 +130,9 @@ int main(int argc, char **argv)
 	}
 	nid = atoi(argv[1]);
 	ino = strtoull(argv[2], NULL, DEC_BASE);
-	r = tierd_physmem_node_ranges("/", nid, ranges, RANGES_MAX, &nr, err, sizeof(err));
+	r = tierd_physmem_node_ranges("/", nid, ranges, RANGES_MAX, &nr, &log);
 	if (r == 0)
-		r = tierd_kpagecgroup_open("/", &kc, err, sizeof(err));
+		r = tierd_kpagecgroup_open("/", &kc, &log);
 	if (r < 0)
 		goto out;
 	printf("RESULT node%d_ranges", nid);
@@ -122,7 +140,7 @@ int main(int argc, char **argv)
 		printf(" 0x%" PRIx64 "-0x%" PRIx64, ranges[i].start, ranges[i].end);
 	printf("\n");
 	for (size_t i = 0; i < nr && r == 0; i++)
-		r = count_range(&kc, &ranges[i], nid, ino, &c, err, sizeof(err));
+		r = count_range(&kc, &ranges[i], nid, ino, &c, &log);
 	if (r < 0)
 		goto out;
 	printf("RESULT node%d_owned_pages %" PRIu64 "\n", nid, c.owned);
@@ -133,7 +151,5 @@ int main(int argc, char **argv)
 	printf("RESULT node%d_read_cpu_us %" PRIu64 "\n", nid, c.read_cpu_us);
 out:
 	tierd_kpagecgroup_close(&kc);
-	if (r < 0)
-		fprintf(stderr, "kpcount: %s\n", err);
 	return r < 0 ? 1 : 0;
 }
