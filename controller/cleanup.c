@@ -10,8 +10,6 @@
 #include "ksettings.h"
 #include "undo.h"
 
-#define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
-
 /* The file of the setting named name, for messages. */
 static const char *setting_path(const struct tierd_ksettings *ks, const char *name)
 {
@@ -64,7 +62,6 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 			 const struct tierd_logger *log)
 {
 	struct tierd_kdamond_claim c[TIERD_DAMON_MAX_CONTEXTS];
-	char err[ERR_MAX] = "";
 	bool removed = false;
 	int r;
 
@@ -73,7 +70,7 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 	for (size_t i = 0; i < u->nr_kdamonds; i++)
 		c[i] = (struct tierd_kdamond_claim){ .index = u->kdamonds[i].index,
 						     .pid = u->kdamonds[i].pid };
-	r = tierd_damon_take_back(root, c, u->nr_kdamonds, &removed, err, sizeof(err));
+	r = tierd_damon_take_back(root, c, u->nr_kdamonds, &removed, log);
 	for (size_t i = 0; i < u->nr_kdamonds; i++) {
 		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
 			tierd_log_ev(log, TIERD_LOG_NOTICE, "kdamond-taken-back", NULL, NULL, -1, 0,
@@ -86,7 +83,7 @@ static int stop_kdamonds(const char *root, const struct tierd_undo *u,
 	}
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-not-taken-back", NULL, NULL, -1, 0,
-			 "tierd's kdamonds not all turned off: %s", err);
+			 "tierd's kdamonds not all turned off: %s", strerror(-r));
 	else if (removed)
 		tierd_log_ev(log, TIERD_LOG_INFO, "kdamonds-removed", NULL, NULL, -1, 0, "tierd's kdamonds removed (nr_kdamonds 0)");
 	return r;

@@ -10,7 +10,6 @@
 #include "daemon_undo.h"
 #include "fsread.h"
 
-#define ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
 #define RUNTIME_DIR_MODE 0755
 
 int tierd_daemon_runtime_dir(struct tierd_daemon *d)
@@ -122,7 +121,6 @@ void tierd_daemon_undo_settings(struct tierd_daemon *d)
 void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
 {
 	struct tierd_kdamond_claim c[TIERD_DAMON_MAX_CONTEXTS];
-	char err[ERR_MAX] = "";
 	size_t n = d->have_inherited ? d->inherited.nr_kdamonds : 0;
 	bool removed = false;
 	int r;
@@ -132,7 +130,7 @@ void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
 	for (size_t i = 0; i < n; i++)
 		c[i] = (struct tierd_kdamond_claim){ .index = d->inherited.kdamonds[i].index,
 						     .pid = d->inherited.kdamonds[i].pid };
-	r = tierd_damon_take_back(d->opts.root, c, n, &removed, err, sizeof(err));
+	r = tierd_damon_take_back(d->opts.root, c, n, &removed, &d->log);
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].verdict == TIERD_KDAMOND_TAKEN_BACK)
 			tierd_log_ev(&d->log, TIERD_LOG_NOTICE, "kdamond-taken-back", NULL, NULL, -1, 0,
@@ -145,7 +143,7 @@ void tierd_daemon_undo_kdamonds(struct tierd_daemon *d)
 	}
 	if (r < 0)
 		tierd_log_ev(&d->log, TIERD_LOG_WARNING, "kdamond-not-taken-back", NULL, NULL, -1, 0,
-			 "the previous tierd's kdamonds not all taken back: %s", err);
+			 "the previous tierd's kdamonds not all taken back: %s", strerror(-r));
 	else if (removed)
 		tierd_log_ev(&d->log, TIERD_LOG_INFO, "kdamonds-removed", NULL, NULL, -1, 0,
 			 "the previous tierd's kdamonds removed (nr_kdamonds 0)");

@@ -21,13 +21,11 @@
 #define NUM_MAX 32 /* a decimal uint64_t or int with its sign, and NUL */
 #define US_PER_SEC 1000000L
 #define NS_PER_US 1000L
-#define CLEANUP_ERR_MAX 512
 
-/* Where a series of writes goes, and where its error is reported. */
+/* Where a series of writes goes, and where its error is told. */
 struct dio {
 	const char *admin;
-	char *err;
-	size_t err_size;
+	const struct tierd_logger *log;
 	unsigned busy_retries; /* -EBUSY writes retried this many times */
 };
 
@@ -76,8 +74,8 @@ static int pathf(const struct dio *io, char *buf, size_t size, const char *fmt, 
 	r = vpath(io, buf, size, fmt, ap);
 	va_end(ap);
 	if (r < 0)
-		snprintf(io->err, io->err_size, "%s/%s: path too long", io->admin, fmt);
-	return r;
+		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "%s/%s", io->admin, fmt);
+	return 0;
 }
 
 /* Writes value to an existing file (sysfs files are never created; a missing
@@ -103,9 +101,9 @@ static int write_file(const struct dio *io, const char *path, const char *value)
 		busy_wait();
 	}
 	if (r < 0)
-		snprintf(io->err, io->err_size, "writing \"%s\" to %s: %s", value, path,
-			 strerror(-r));
-	return r;
+		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "writing \"%s\" to %s", value,
+				       path);
+	return 0;
 }
 
 static int putf(const struct dio *io, const char *value, const char *fmt, ...)
@@ -119,10 +117,8 @@ static int putf(const struct dio *io, const char *value, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vpath(io, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (r < 0) {
-		snprintf(io->err, io->err_size, "%s/%s: path too long", io->admin, fmt);
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "%s/%s", io->admin, fmt);
 	return write_file(io, path, value);
 }
 
@@ -143,10 +139,8 @@ static int read_line(const struct dio *io, const char *path, struct tierd_buf *b
 {
 	int r = tierd_read_at(AT_FDCWD, path, b);
 
-	if (r < 0) {
-		snprintf(io->err, io->err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "%s", path);
 	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
 		b->data[--b->len] = '\0';
 	return 0;
@@ -157,10 +151,9 @@ static int read_u64(const struct dio *io, const char *path, uint64_t *v)
 	struct tierd_buf b = { 0 };
 	int r = read_line(io, path, &b);
 
-	if (r == 0 && tierd_kparse_u64(b.data, b.len, v) < 0) {
-		snprintf(io->err, io->err_size, "%s: not a number: \"%s\"", path, b.data);
-		r = -EINVAL;
-	}
+	if (r == 0 && tierd_kparse_u64(b.data, b.len, v) < 0)
+		r = tierd_log_errno(io->log, TIERD_LOG_DEBUG, -EINVAL, "%s: not a number: \"%s\"",
+				    path, b.data);
 	tierd_buf_free(&b);
 	return r;
 }
@@ -207,12 +200,10 @@ static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_
 	if (r < 0 || !want_on)
 		return r;
 	r = read_line(io, path, &b);
-	if (r == 0 && strcmp(b.data, "on") != 0) {
-		snprintf(io->err, io->err_size,
-			 "%s is \"%s\" after \"%s\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
-			 path, b.data, cmd);
-		r = -EIO;
-	}
+	if (r == 0 && strcmp(b.data, "on") != 0)
+		r = tierd_log_errno(io->log, TIERD_LOG_DEBUG, -EIO,
+				    "%s is \"%s\" after \"%s\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
+				    path, b.data, cmd);
 	tierd_buf_free(&b);
 	return r;
 }
@@ -235,8 +226,8 @@ static int read_pid(const struct dio *io, size_t k, int *pid)
 	} else if (tierd_kparse_u64(b.data, b.len, &v) == 0 && v > 0 && v <= INT_MAX) {
 		*pid = (int)v;
 	} else {
-		snprintf(io->err, io->err_size, "%s: expected a pid or -1, read \"%s\"", path, b.data);
-		r = -EINVAL;
+		r = tierd_log_errno(io->log, TIERD_LOG_DEBUG, -EINVAL,
+				    "%s: expected a pid or -1, read \"%s\"", path, b.data);
 	}
 out:
 	tierd_buf_free(&b);
@@ -246,8 +237,7 @@ out:
 /* Turns kdamond k on and keeps its pid (0 when it cannot be read). */
 static int turn_on(struct tierd_damon *d, const struct dio *io, size_t k)
 {
-	char ignored[CLEANUP_ERR_MAX];
-	struct dio quiet = { io->admin, ignored, sizeof(ignored), io->busy_retries };
+	const struct dio quiet = { io->admin, NULL, io->busy_retries };
 	int r = state_cmd(io, k, "on", true);
 
 	d->pid[k] = 0;
@@ -256,41 +246,36 @@ static int turn_on(struct tierd_damon *d, const struct dio *io, size_t k)
 	return r;
 }
 
-static int validate(const struct tierd_damon_spec *spec, char *err, size_t err_size)
+static int validate(const struct tierd_damon_spec *spec, const struct tierd_logger *log)
 {
-	if (spec->nr_contexts == 0 || spec->nr_contexts > TIERD_DAMON_MAX_CONTEXTS) {
-		snprintf(err, err_size, "damon: %zu contexts, expected 1..%d", spec->nr_contexts,
-			 TIERD_DAMON_MAX_CONTEXTS);
-		return -EINVAL;
-	}
+	if (spec->nr_contexts == 0 || spec->nr_contexts > TIERD_DAMON_MAX_CONTEXTS)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "damon: %zu contexts, expected 1..%d", spec->nr_contexts,
+				       TIERD_DAMON_MAX_CONTEXTS);
 	for (size_t c = 0; c < spec->nr_contexts; c++) {
 		const struct tierd_damon_ctx_spec *ctx = &spec->contexts[c];
 
 		if (!ctx->ops[0] || ctx->nr_regions > TIERD_DAMON_MAX_REGIONS ||
-		    ctx->nr_schemes > TIERD_DAMON_MAX_SCHEMES) {
-			snprintf(err, err_size,
-				 "damon context %zu: needs operations, at most %d regions and %d schemes",
-				 c, TIERD_DAMON_MAX_REGIONS, TIERD_DAMON_MAX_SCHEMES);
-			return -EINVAL;
-		}
+		    ctx->nr_schemes > TIERD_DAMON_MAX_SCHEMES)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "damon context %zu: needs operations, at most %d regions and %d schemes",
+					       c, TIERD_DAMON_MAX_REGIONS, TIERD_DAMON_MAX_SCHEMES);
 		for (size_t i = 0; i < ctx->nr_regions; i++)
-			if (ctx->regions[i].end <= ctx->regions[i].start) {
-				snprintf(err, err_size, "damon context %zu region %zu: end <= start", c, i);
-				return -EINVAL;
-			}
+			if (ctx->regions[i].end <= ctx->regions[i].start)
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "damon context %zu region %zu: end <= start",
+						       c, i);
 		for (size_t s = 0; s < ctx->nr_schemes; s++) {
 			const struct tierd_damon_scheme_spec *sc = &ctx->schemes[s];
 
-			if (!tierd_damon_action_name(sc->action)) {
-				snprintf(err, err_size, "damon context %zu scheme %zu: unknown action", c,
-					 s);
-				return -EINVAL;
-			}
-			if (sc->has_addr && sc->addr_end <= sc->addr_start) {
-				snprintf(err, err_size,
-					 "damon context %zu scheme %zu: addr filter end <= start", c, s);
-				return -EINVAL;
-			}
+			if (!tierd_damon_action_name(sc->action))
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "damon context %zu scheme %zu: unknown action",
+						       c, s);
+			if (sc->has_addr && sc->addr_end <= sc->addr_start)
+				return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						       "damon context %zu scheme %zu: addr filter end <= start",
+						       c, s);
 		}
 	}
 	return 0;
@@ -466,21 +451,21 @@ static int write_context(const struct dio *io, size_t k, const struct tierd_damo
 #undef CTX
 }
 
-int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *err,
-		      size_t err_size)
+int tierd_damon_probe(const char *root, struct tierd_damon_features *f,
+		      const struct tierd_logger *log)
 {
 	char admin[TIERD_FILE_PATH_MAX], v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
-	struct dio io = { admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { admin, log, TIERD_DAMON_BUSY_RETRIES };
+	/* What the probe only looks at, and may not find, is not told. */
+	const struct dio quiet = { admin, NULL, TIERD_DAMON_BUSY_RETRIES };
 	struct tierd_buf b = { 0 };
 	uint64_t nr = 0;
 	bool created = false;
 	int r;
 
 	*f = (struct tierd_damon_features){ 0 };
-	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0) {
-		snprintf(err, err_size, "%s: path too long", root);
-		return -ENAMETOOLONG;
-	}
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s", root);
 	if (!exists(admin))
 		return 0;
 	f->present = true;
@@ -504,8 +489,8 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *er
 		if (r < 0)
 			goto out;
 	}
-	if (pathf(&io, path, sizeof(path), "kdamonds/0/contexts/0/avail_operations") == 0 &&
-	    read_line(&io, path, &b) == 0) {
+	if (pathf(&quiet, path, sizeof(path), "kdamonds/0/contexts/0/avail_operations") == 0 &&
+	    read_line(&quiet, path, &b) == 0) {
 		/* One name per line in 6.12; spaces accepted too. */
 		for (char *tok = strtok(b.data, " \n"); tok; tok = strtok(NULL, " \n")) {
 			f->op_vaddr |= strcmp(tok, "vaddr") == 0;
@@ -513,14 +498,13 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *f, char *er
 			f->op_paddr |= strcmp(tok, "paddr") == 0;
 		}
 	}
-	err[0] = '\0';
 #define S0 "kdamonds/0/contexts/0/schemes/0/"
-	f->probed = existsf(&io, S0 "action");
-	f->target_nid = existsf(&io, S0 "target_nid");
-	f->dests = existsf(&io, S0 "dests");
-	f->filter_allow = existsf(&io, S0 "filters/0/allow");
-	f->split_filters = filter_dirs_of(&io, 0, 0).split;
-	f->goal_nid = existsf(&io, S0 "quotas/goals/0/nid");
+	f->probed = existsf(&quiet, S0 "action");
+	f->target_nid = existsf(&quiet, S0 "target_nid");
+	f->dests = existsf(&quiet, S0 "dests");
+	f->filter_allow = existsf(&quiet, S0 "filters/0/allow");
+	f->split_filters = filter_dirs_of(&quiet, 0, 0).split;
+	f->goal_nid = existsf(&quiet, S0 "quotas/goals/0/nid");
 #undef S0
 out:
 	tierd_buf_free(&b);
@@ -534,37 +518,34 @@ out:
 }
 
 int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
-		      struct tierd_damon *d, char *err, size_t err_size)
+		      struct tierd_damon *d, const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, busy_retries };
+	const struct dio io = { d->admin, log, busy_retries };
 	char v[NUM_MAX], path[TIERD_FILE_PATH_MAX];
 	uint64_t nr = 0;
 	int r;
 
 	*d = (struct tierd_damon){ 0 };
-	r = validate(spec, err, err_size);
+	r = validate(spec, log);
 	if (r < 0)
 		return r;
-	if (tierd_root_path(root, TIERD_DAMON_ADMIN, d->admin, sizeof(d->admin)) < 0) {
-		snprintf(err, err_size, "%s: path too long", root);
-		return -ENAMETOOLONG;
-	}
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, d->admin, sizeof(d->admin)) < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s", root);
 	r = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");
 	if (r < 0)
 		return r;
-	if (!exists(path)) {
-		snprintf(err, err_size, "%s: %s: DAMON sysfs is not available (CONFIG_DAMON_SYSFS)",
-			 path, strerror(ENOENT));
-		return -ENOENT;
-	}
+	if (!exists(path))
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOENT,
+				       "%s: DAMON sysfs is not available (CONFIG_DAMON_SYSFS)",
+				       path);
 	r = read_u64(&io, path, &nr);
 	if (r < 0)
 		return r;
 	if (nr > 0) {
-		snprintf(err, err_size,
-			 "%s is %" PRIu64 ": DAMON is in use by someone else; tierd leaves those kdamonds alone and runs without DAMON",
-			 path, nr);
-		return -EBUSY;
+		d->nr_foreign = nr;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EBUSY,
+				       "%s is %" PRIu64 ": DAMON is in use by someone else; tierd leaves those kdamonds alone and runs without DAMON",
+				       path, nr);
 	}
 	r = write_file(&io, path, u64s(v, spec->nr_contexts));
 	if (r < 0)
@@ -583,27 +564,24 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, uns
 	 * worth trying again later, unlike someone else's kdamonds. */
 	if (r == -EBUSY)
 		r = -EAGAIN;
-	if (r < 0) {
-		char ignored[CLEANUP_ERR_MAX]; /* the first error is the one reported */
-
-		tierd_damon_stop(d, ignored, sizeof(ignored));
-	}
+	/* The first error is the one told. */
+	if (r < 0)
+		tierd_damon_stop(d, NULL);
 	return r;
 }
 
 int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
-			   char *err, size_t err_size)
+			   const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
-	int r = validate(spec, err, err_size);
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
+	int r = validate(spec, log);
 
 	if (r < 0)
 		return r;
-	if (!d->running || ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts) {
-		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu running ones",
-			 d->admin, ctx, d->nr_kdamonds);
-		return -EINVAL;
-	}
+	if (!d->running || ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: kdamond %zu is not one of tierd's %zu running ones",
+				       d->admin, ctx, d->nr_kdamonds);
 	r = write_context(&io, ctx, &spec->contexts[ctx]);
 	if (r == 0)
 		r = state_cmd(&io, ctx, "commit", true);
@@ -611,17 +589,16 @@ int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec 
 }
 
 int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon_scheme_stats *out,
-			   size_t n, char *err, size_t err_size)
+			   size_t n, const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	int r;
 
-	if (ctx >= d->nr_kdamonds) {
-		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
-			 d->nr_kdamonds);
-		return -EINVAL;
-	}
+	if (ctx >= d->nr_kdamonds)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+				       d->nr_kdamonds);
 	r = state_cmd(&io, ctx, "update_schemes_stats", false);
 	for (size_t s = 0; r == 0 && s < n; s++) {
 		static const char *const fields[] = { "nr_tried", "sz_tried", "nr_applied",
@@ -643,9 +620,9 @@ int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon
 	return r;
 }
 
-int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, size_t err_size)
+int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	struct tierd_buf b = { 0 };
 	int r;
@@ -660,16 +637,15 @@ int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, si
 }
 
 int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
-			char *err, size_t err_size)
+			const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
-	int r = validate(spec, err, err_size);
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
+	int r = validate(spec, log);
 
-	if (r == 0 && (ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts)) {
-		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
-			 d->nr_kdamonds);
-		r = -EINVAL;
-	}
+	if (r == 0 && (ctx >= d->nr_kdamonds || ctx >= spec->nr_contexts))
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				    "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+				    d->nr_kdamonds);
 	if (r == 0)
 		r = write_context(&io, ctx, &spec->contexts[ctx]);
 	if (r == 0)
@@ -678,10 +654,10 @@ int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *sp
 }
 
 int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_t n,
-			  bool *removed, char *err, size_t err_size)
+			  bool *removed, const struct tierd_logger *log)
 {
 	char admin[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
-	struct dio io = { admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { admin, log, TIERD_DAMON_BUSY_RETRIES };
 	uint32_t proven = 0;
 	uint64_t nr = 0;
 	int first = 0, r;
@@ -691,10 +667,8 @@ int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_
 		c[i].verdict = TIERD_KDAMOND_NOT_RUNNING;
 		c[i].now_pid = -1;
 	}
-	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0) {
-		snprintf(err, err_size, "%s: path too long", root);
-		return -ENAMETOOLONG;
-	}
+	if (tierd_root_path(root, TIERD_DAMON_ADMIN, admin, sizeof(admin)) < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s", root);
 	r = pathf(&io, path, sizeof(path), "kdamonds/nr_kdamonds");
 	if (r < 0 || !exists(path))
 		return r;
@@ -747,21 +721,20 @@ static bool all_digits(const char *s)
 }
 
 int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t scheme,
-				   struct tierd_damon_tried_region *out, size_t n, char *err,
-				   size_t err_size)
+				   struct tierd_damon_tried_region *out, size_t n,
+				   const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
 	char dir[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
 	struct dirent *de;
 	size_t got = 0;
 	DIR *dp;
 	int r;
 
-	if (ctx >= d->nr_kdamonds) {
-		snprintf(err, err_size, "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
-			 d->nr_kdamonds);
-		return -EINVAL;
-	}
+	if (ctx >= d->nr_kdamonds)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s: kdamond %zu is not one of tierd's %zu", d->admin, ctx,
+				       d->nr_kdamonds);
 	r = state_cmd(&io, ctx, "update_schemes_tried_regions", false);
 	if (r < 0)
 		return r;
@@ -770,11 +743,8 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 	if (r < 0)
 		return r;
 	dp = opendir(dir);
-	if (!dp) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", dir, strerror(-r));
-		return r;
-	}
+	if (!dp)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "%s", dir);
 	/* Entry names are not 0..n-1: take every numeric directory there is. */
 	while (got < n && (de = readdir(dp))) {
 		static const char *const fields[] = { "start", "end", "nr_accesses", "age" };
@@ -785,8 +755,8 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 		for (size_t i = 0; r == 0 && i < TIERD_ARRAY_SIZE(fields); i++) {
 			if (snprintf(path, sizeof(path), "%s/%s/%s", dir, de->d_name, fields[i]) >=
 			    (int)sizeof(path)) {
-				snprintf(err, err_size, "%s/%s: path too long", dir, de->d_name);
-				r = -ENAMETOOLONG;
+				r = tierd_log_errno(log, TIERD_LOG_DEBUG, -ENAMETOOLONG, "%s/%s",
+						    dir, de->d_name);
 			} else {
 				r = read_u64(&io, path, &val[i]);
 			}
@@ -811,9 +781,9 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 	return (int)got;
 }
 
-int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size)
+int tierd_damon_stop(struct tierd_damon *d, const struct tierd_logger *log)
 {
-	struct dio io = { d->admin, err, err_size, TIERD_DAMON_BUSY_RETRIES };
+	const struct dio io = { d->admin, log, TIERD_DAMON_BUSY_RETRIES };
 	char path[TIERD_FILE_PATH_MAX];
 	uint64_t nr = 0;
 	int r = 0, r2;
@@ -839,9 +809,7 @@ int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size)
 		r2 = write_file(&io, path, "0");
 	if (r2 < 0 && r == 0)
 		r = r2;
-	if (r == 0) {
-		err[0] = '\0';
+	if (r == 0)
 		d->nr_kdamonds = 0;
-	}
 	return r;
 }

@@ -14,7 +14,9 @@
  *  - a failed `commit` stops the kdamond while the write succeeds: `state`
  *    is re-read after `on` and after every `commit`;
  *  - `state` writes return -EBUSY while another DAMON sysfs op runs: retried
- *    TIERD_DAMON_BUSY_RETRIES times. */
+ *    TIERD_DAMON_BUSY_RETRIES times.
+ * A failure is told to log at debug level, naming the file and what
+ * failed (log.h), and its -errno returned. */
 #ifndef TIERD_DAMON_H
 #define TIERD_DAMON_H
 
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 
 #define TIERD_DAMON_ADMIN "/sys/kernel/mm/damon/admin"
@@ -100,6 +103,7 @@ struct tierd_damon_spec {
 struct tierd_damon {
 	char admin[TIERD_FILE_PATH_MAX]; /* root + TIERD_DAMON_ADMIN */
 	size_t nr_kdamonds;              /* ours: 0..nr_kdamonds-1 */
+	uint64_t nr_foreign;             /* -EBUSY from start: the kdamonds someone else runs */
 	bool running;
 	/* kdamonds/K/pid read after tierd turned K on: what proves the
 	 * kdamond is tierd's to a later tierd (undo.h); 0 unknown. */
@@ -131,13 +135,14 @@ struct tierd_damon_tried_region {
  * which files exist and sets nr_kdamonds back to 0. When someone else's
  * kdamond exists, only reads: its kdamond 0 tells what its tree has, and the
  * per-scheme features stay false with probed=false if it has no scheme.
- * Returns 0 (features->present false when DAMON sysfs is absent) or -errno
- * with err. */
-int tierd_damon_probe(const char *root, struct tierd_damon_features *features, char *err,
-		      size_t err_size);
+ * Returns 0 (features->present false when DAMON sysfs is absent) or
+ * -errno. */
+int tierd_damon_probe(const char *root, struct tierd_damon_features *features,
+		      const struct tierd_logger *log);
 
 /* Creates one kdamond per spec context, configures it and turns it on.
- * -EBUSY (nothing written) when kdamonds already exist; -EAGAIN when a
+ * -EBUSY (nothing written) when kdamonds already exist, d->nr_foreign
+ * saying how many; -EAGAIN when a
  * write stayed busy past busy_retries retries (TIERD_DAMON_BUSY_RETRIES at
  * start-up; fewer when a tick retries, so that it never stalls), also
  * what an exclusive DAMON user the module probe did not know gives (try
@@ -145,36 +150,36 @@ int tierd_damon_probe(const char *root, struct tierd_damon_features *features, c
  * for a bad spec; -EIO when the kdamond is not "on" afterwards; other
  * -errno from sysfs. On failure the kdamonds created are removed again;
  * when that fails too, d->nr_kdamonds still counts them, for a
- * tierd_damon_stop before the next start. */
+ * tierd_damon_stop before the next start. Only the first failure is told. */
 int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, unsigned busy_retries,
-		      struct tierd_damon *d, char *err, size_t err_size);
+		      struct tierd_damon *d, const struct tierd_logger *log);
 
 /* Rewrites running kdamond ctx's files from spec context ctx and commits;
  * -EIO when the kdamond is not "on" after the commit (6.12: a bad input,
  * e.g. a removed memcg_path, stops it silently), -EINVAL when ctx is not
  * one of the kdamonds tierd started. */
 int tierd_damon_commit_ctx(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
-			   char *err, size_t err_size);
+			   const struct tierd_logger *log);
 
 /* Asks kdamond ctx for scheme's tried regions (blocks up to one apply
  * interval in the kernel) and reads up to n of them into out, ordered by
- * start. Returns how many were read, or -errno with err. */
+ * start. Returns how many were read, or -errno. */
 int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t scheme,
-				   struct tierd_damon_tried_region *out, size_t n, char *err,
-				   size_t err_size);
+				   struct tierd_damon_tried_region *out, size_t n,
+				   const struct tierd_logger *log);
 
 /* Turns our kdamonds off and sets nr_kdamonds back to 0 when it still holds
- * only ours. Returns 0 or the first -errno with err. */
-int tierd_damon_stop(struct tierd_damon *d, char *err, size_t err_size);
+ * only ours. Returns 0 or the first -errno. */
+int tierd_damon_stop(struct tierd_damon *d, const struct tierd_logger *log);
 
 /* Takes back the kdamonds a dead tierd left running: each claimed kdamond
  * whose pid still reads as claimed is turned off; any other is left alone
  * (verdicts in c[]). When then every kdamond there is was proven tierd's,
  * nr_kdamonds is set to 0 (*removed true) so a new tierd can start its
- * own. Returns 0 or the first -errno with err (the other claims are still
- * looked at). */
+ * own. Returns 0 or the first -errno (the other claims are still looked
+ * at). */
 int tierd_damon_take_back(const char *root, struct tierd_kdamond_claim *c, size_t n,
-			  bool *removed, char *err, size_t err_size);
+			  bool *removed, const struct tierd_logger *log);
 
 /* A scheme's counters (stats/), as of the last update_schemes_stats. */
 struct tierd_damon_scheme_stats {
@@ -186,16 +191,16 @@ struct tierd_damon_scheme_stats {
 /* Asks kdamond ctx to refresh its schemes' stats (blocks up to one
  * aggregation interval) and reads the first n schemes'. Returns 0 or -errno. */
 int tierd_damon_read_stats(struct tierd_damon *d, size_t ctx, struct tierd_damon_scheme_stats *out,
-			   size_t n, char *err, size_t err_size);
+			   size_t n, const struct tierd_logger *log);
 
 /* Reads whether kdamond ctx is "on" (someone may have turned it off, or a
  * rejected commit stopped it). Returns 0 or -errno. */
-int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, char *err, size_t err_size);
+int tierd_damon_is_on(struct tierd_damon *d, size_t ctx, bool *on, const struct tierd_logger *log);
 
 /* Rewrites kdamond ctx's files from spec context ctx and turns it on again.
  * Returns 0, -EIO when it does not stay on, or -errno. */
 int tierd_damon_restart(struct tierd_damon *d, const struct tierd_damon_spec *spec, size_t ctx,
-			char *err, size_t err_size);
+			const struct tierd_logger *log);
 
 const char *tierd_damon_action_name(enum tierd_damon_action action);
 

@@ -1,5 +1,6 @@
 /* tierd's DAMON backend; see damon_backend.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,35 +91,40 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries, uint64_t now_usec,
 			   const struct tierd_logger *log)
 {
-	char err[TIERD_ERR_MAX] = "";
+	/* Room for the admin directory's path in the reason. */
+	char why[TIERD_FILE_PATH_MAX + TIERD_ERR_MAX];
 	int r = 0;
 
 	/* A failed start whose clean-up failed too (sysfs busy: seen on 6.12)
 	 * left tierd's own kdamonds behind: removed first, or this start would
 	 * take them for someone else's and give DAMON up for good. */
-	if (b->kd.nr_kdamonds && !b->kd.running && tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
+	if (b->kd.nr_kdamonds && !b->kd.running && tierd_damon_stop(&b->kd, log) < 0)
 		r = -EAGAIN;
 	if (r == 0)
-		r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, err, sizeof(err));
+		r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, log);
 	b->start_pending = r == -EAGAIN;
+	if (r == -EBUSY || r == -EAGAIN)
+		snprintf(why, sizeof(why), "kdamonds not started: %s", strerror(-r));
+	if (r == -EBUSY && b->kd.nr_foreign)
+		snprintf(why, sizeof(why),
+			 "%s/kdamonds/nr_kdamonds is %" PRIu64 ": DAMON is in use by someone else; tierd leaves those kdamonds alone and runs without DAMON",
+			 b->kd.admin, b->kd.nr_foreign);
 	if (r == -EBUSY) {
-		set_mode(b, TIERD_DAMON_DEGRADED, err);
+		set_mode(b, TIERD_DAMON_DEGRADED, why);
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-degraded", NULL, NULL, -1, 0,
-			  "DAMON not used: %s", err);
+			  "DAMON not used: %s", why);
 	} else if (r == -EAGAIN) {
 		b->retry_backoff_usec = b->retry_backoff_usec == 0 ? TIERD_DAMON_RETRY_MIN_USEC
 					: b->retry_backoff_usec * 2 > TIERD_DAMON_RETRY_MAX_USEC
 						? TIERD_DAMON_RETRY_MAX_USEC
 						: b->retry_backoff_usec * 2;
 		b->retry_usec = now_usec + b->retry_backoff_usec;
-		set_mode(b, TIERD_DAMON_FAILED, err);
+		set_mode(b, TIERD_DAMON_FAILED, why);
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-failed", NULL, NULL, -1, 0,
 			  "DAMON not started yet, trying again in %llu s: %s",
-			  (unsigned long long)(b->retry_backoff_usec / TIERD_USEC_PER_SEC), err);
+			  (unsigned long long)(b->retry_backoff_usec / TIERD_USEC_PER_SEC), why);
 	} else if (r < 0) {
-		set_mode(b, TIERD_DAMON_FAILED, err);
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
-			  "DAMON not used: %s", err);
+		not_used(b, "kdamonds not started", r, log);
 	} else {
 		set_mode(b, TIERD_DAMON_RUNNING, NULL);
 		b->retry_backoff_usec = 0;
@@ -197,25 +203,28 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 			       const struct tierd_topology *topo, bool stop_damon_stat,
 			       const struct tierd_logger *log)
 {
-	char err[TIERD_ERR_MAX] = "";
+	char why[TIERD_ERR_MAX];
 	int r;
 
 	memset(b, 0, sizeof(*b));
 	snprintf(b->root, sizeof(b->root), "%s", root ? root : "/");
-	r = tierd_damon_probe(root, &b->features, err, sizeof(err));
+	r = tierd_damon_probe(root, &b->features, log);
 	/* Beside someone else's kdamond without schemes the per-scheme files
 	 * cannot be looked at (probed false): starting tells then (-EBUSY). */
 	if (r < 0 || !b->features.present || !b->features.op_paddr ||
 	    (b->features.probed && !b->features.target_nid)) {
-		if (r == 0)
-			snprintf(err, sizeof(err), "%s",
+		if (r < 0)
+			snprintf(why, sizeof(why),
+				 "DAMON's sysfs interface could not be probed: %s", strerror(-r));
+		else
+			snprintf(why, sizeof(why), "%s",
 				 !b->features.present ? "the kernel has no DAMON sysfs interface (CONFIG_DAMON_SYSFS)"
 				 : !b->features.op_paddr ? "DAMON has no paddr operations (CONFIG_DAMON_PADDR)"
 							  : "DAMOS has no target_nid (migrate_hot/migrate_cold need Linux 6.11+)");
-		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_ABSENT, err);
+		set_mode(b, r == -EBUSY ? TIERD_DAMON_DEGRADED : TIERD_DAMON_ABSENT, why);
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-unavailable", NULL, NULL, -1, 0,
 			  "DAMON not used: %s; tierd runs without DAMON monitoring and DAMOS migrations",
-			  err);
+			  why);
 		return;
 	}
 	if (!settle_modules(b, stop_damon_stat, log))
@@ -234,12 +243,9 @@ void tierd_damon_backend_start(struct tierd_damon_backend *b, const char *root,
 		not_used(b, "the tiers' physical address ranges could not be read", r, log);
 		return;
 	}
-	r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, err,
-			      sizeof(err));
+	r = tierd_damon_build(&b->layout, topo, NULL, 0, NULL, b->spec, b->batch, log);
 	if (r < 0) {
-		set_mode(b, TIERD_DAMON_FAILED, err);
-		tierd_log_ev(log, TIERD_LOG_ERR, "damon-failed", NULL, NULL, -1, 0,
-			  "DAMON not used: %s", err);
+		not_used(b, "the kdamonds' configuration could not be built", r, log);
 		return;
 	}
 	start_kdamonds(b, TIERD_DAMON_BUSY_RETRIES, 0, log);
@@ -274,17 +280,16 @@ static void schemes_committed(struct tierd_damon_backend *b, size_t k, size_t nr
 static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 		    const struct tierd_logger *log)
 {
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
-	r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
+	r = tierd_damon_restart(&b->kd, b->spec, k, log);
 	if (r < 0) {
 		struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 
 		/* Its action schemes go; their slots are dropped from the batch. */
 		ctx->nr_schemes = 1;
 		drop_slots(b->batch, b->slot_cgroup_id, k);
-		r = tierd_damon_restart(&b->kd, b->spec, k, err, sizeof(err));
+		r = tierd_damon_restart(&b->kd, b->spec, k, log);
 	}
 	/* A kdamond turned on has new schemes, counting from 0. */
 	schemes_committed(b, k, 0);
@@ -292,7 +297,7 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_ERR, "kdamond-restart-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s and could not be turned on again: %s", k,
-			  k, why, err);
+			  k, why, strerror(-r));
 	else
 		tierd_log_ev(log, TIERD_LOG_WARNING, "kdamond-restarted", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu) %s; turned on again", k, k, why);
@@ -309,7 +314,6 @@ static void restart(struct tierd_damon_backend *b, size_t k, const char *why,
 static int quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_logger *log)
 {
 	struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	for (size_t s = TIERD_DAMON_STAT_SCHEME + 1; s < ctx->nr_schemes; s++) {
@@ -318,11 +322,11 @@ static int quiesce(struct tierd_damon_backend *b, size_t k, const struct tierd_l
 		sc->sz_min = sc->sz_max = TIERD_DAMON_SZ_UNLIMITED;
 		sc->nr_accesses_min = sc->nr_accesses_max = TIERD_DAMON_NR_UNLIMITED;
 	}
-	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, err, sizeof(err));
+	r = tierd_damon_commit_ctx(&b->kd, b->spec, k, log);
 	if (r < 0)
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 			  "DAMON: kdamond %zu (tier %zu): stopping last tick's migrations: %s", k, k,
-			  err);
+			  strerror(-r));
 	return r;
 }
 
@@ -352,7 +356,6 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 	const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
 	struct tierd_damon_tried_region *tried = NULL;
 	struct tierd_region *regions = NULL;
-	char err[TIERD_ERR_MAX] = "";
 	int n;
 
 	tried = calloc(TIERD_DAMON_READ_REGIONS, sizeof(*tried));
@@ -363,10 +366,11 @@ static void read_regions(struct tierd_damon_backend *b, size_t k, uint64_t now_u
 		goto out;
 	}
 	n = tierd_damon_read_tried_regions(&b->kd, k, TIERD_DAMON_STAT_SCHEME, tried,
-					   TIERD_DAMON_READ_REGIONS, err, sizeof(err));
+					   TIERD_DAMON_READ_REGIONS, log);
 	if (n < 0) {
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
-			  "DAMON: tier %zu regions not read, last reading kept: %s", k, err);
+			  "DAMON: tier %zu regions not read, last reading kept: %s", k,
+			  strerror(-n));
 		goto out;
 	}
 	for (int i = 0; i < n; i++)
@@ -396,8 +400,8 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		      struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
 	struct tierd_damon_scheme_stats st[TIERD_DAMON_MAX_SCHEMES];
-	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved = 0;
+	int r;
 
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
 		const struct tierd_damon_ctx_spec *ctx = &b->spec->contexts[k];
@@ -408,9 +412,11 @@ static size_t account(struct tierd_damon_backend *b, struct tierd_migration_stat
 		 * with it: collect restarts it next tick. */
 		if (quiesce(b, k, log) < 0)
 			continue;
-		if (tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, err, sizeof(err)) < 0) {
+		r = tierd_damon_read_stats(&b->kd, k, st, ctx->nr_schemes, log);
+		if (r < 0) {
 			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
-				  "DAMON: %s", err);
+				  "DAMON: kdamond %zu (tier %zu): its schemes' stats not read: %s",
+				  k, k, strerror(-r));
 			continue;
 		}
 		for (size_t i = 0; i < b->batch->nr_slots; i++) {
@@ -450,8 +456,8 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 				   struct tierd_migration_stats *stats,
 				   struct tierd_damon_moved *moved, const struct tierd_logger *log)
 {
-	char err[TIERD_ERR_MAX] = "";
 	size_t nr_moved;
+	int r;
 
 	if (b->start_pending && now_usec >= b->retry_usec)
 		start_kdamonds(b, TIERD_DAMON_TICK_BUSY_RETRIES, now_usec, log);
@@ -460,9 +466,11 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 	for (size_t k = 0; k < b->kd.nr_kdamonds; k++) {
 		bool on = false;
 
-		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) < 0) {
+		r = tierd_damon_is_on(&b->kd, k, &on, log);
+		if (r < 0) {
 			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-read-failed", NULL, NULL, -1, 0,
-				  "DAMON: %s", err);
+				  "DAMON: kdamond %zu (tier %zu): its state not read: %s", k, k,
+				  strerror(-r));
 			continue;
 		}
 		if (!on)
@@ -496,7 +504,6 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 {
 	struct tierd_damon_spec *next = NULL;
 	struct tierd_damos_batch *batch = NULL;
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (b->state.damon != TIERD_DAMON_RUNNING)
@@ -512,11 +519,10 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 		b->period_usec[t] = period_usec[t];
 		b->layout.tiers[t].aggr_us = aggr_for(period_usec[t]);
 	}
-	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, err,
-			      sizeof(err));
+	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, log);
 	if (r < 0) {
 		tierd_log_ev(log, TIERD_LOG_ERR, "damon-commit-failed", NULL, NULL, -1, 0,
-			  "DAMON: %s", err);
+			  "DAMON: this tick's schemes not built: %s", strerror(-r));
 		goto out;
 	}
 	if (batch->nr_deferred)
@@ -528,24 +534,25 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 
 		if (same_context(&next->contexts[k], &b->spec->contexts[k]))
 			continue;
-		r = tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err));
+		r = tierd_damon_commit_ctx(&b->kd, next, k, log);
 		if (r == 0) {
 			schemes_committed(b, k, next->contexts[k].nr_schemes);
 			continue;
 		}
 		tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
-			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, err);
+			  "DAMON: kdamond %zu (tier %zu): commit refused: %s", k, k, strerror(-r));
 		next->contexts[k].nr_schemes = 1;
 		drop_slots(batch, NULL, k);
 		/* Kernels differ (docs/damon-modules.md): 6.12 takes the write
 		 * and stops the kdamond, which collect turns on again next tick
 		 * with the stat scheme alone; 7.3 refuses the write and keeps
 		 * the kdamond on under its old schemes, which go now. */
-		if (tierd_damon_is_on(&b->kd, k, &on, err, sizeof(err)) == 0 && on) {
-			if (tierd_damon_commit_ctx(&b->kd, next, k, err, sizeof(err)) < 0)
+		if (tierd_damon_is_on(&b->kd, k, &on, log) == 0 && on) {
+			r = tierd_damon_commit_ctx(&b->kd, next, k, log);
+			if (r < 0)
 				tierd_log_ev(log, TIERD_LOG_WARNING, "damon-commit-failed", NULL, NULL, -1, 0,
 					  "DAMON: kdamond %zu (tier %zu): its stat scheme alone refused too: %s",
-					  k, k, err);
+					  k, k, strerror(-r));
 			else
 				schemes_committed(b, k, 1);
 		}
@@ -571,13 +578,13 @@ out:
 void tierd_damon_backend_stop(struct tierd_damon_backend *b, const struct tierd_logger *log)
 {
 	bool was_stopped = b->modules.stat_stopped;
-	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (b->state.damon == TIERD_DAMON_RUNNING) {
-		if (tierd_damon_stop(&b->kd, err, sizeof(err)) < 0)
+		r = tierd_damon_stop(&b->kd, log);
+		if (r < 0)
 			tierd_log_ev(log, TIERD_LOG_WARNING, "damon-stop-failed", NULL, NULL, -1, 0,
-				  "DAMON: stopping tierd's kdamonds: %s", err);
+				  "DAMON: stopping tierd's kdamonds: %s", strerror(-r));
 		else
 			tierd_log_ev(log, TIERD_LOG_INFO, "damon-stopped", NULL, NULL, -1, 0,
 				  "DAMON: tierd's kdamonds turned off and removed");

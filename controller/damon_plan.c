@@ -201,29 +201,28 @@ static void action_scheme(struct tierd_damon_scheme_spec *sc, const struct tierd
 
 static int check_inputs(const struct tierd_damon_layout *layout,
 			const struct tierd_topology *topo, const struct tierd_damos_span *spans,
-			size_t nr_spans, char *err, size_t err_size)
+			size_t nr_spans, const struct tierd_logger *log)
 {
 	if (layout->nr_tiers == 0 || layout->nr_tiers > TIERD_DAMON_MAX_CONTEXTS ||
-	    layout->nr_tiers != topo->nr_tiers) {
-		snprintf(err, err_size, "damon: %zu tiers laid out for %zu tiers (at most %d)",
-			 layout->nr_tiers, topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
-		return -EINVAL;
-	}
+	    layout->nr_tiers != topo->nr_tiers)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "damon: %zu tiers laid out for %zu tiers (at most %d)",
+				       layout->nr_tiers, topo->nr_tiers, TIERD_DAMON_MAX_CONTEXTS);
 	for (size_t t = 0; t < layout->nr_tiers; t++)
 		if (layout->tiers[t].nr_ranges == 0 ||
-		    layout->tiers[t].nr_ranges > TIERD_DAMON_MAX_REGIONS) {
-			snprintf(err, err_size, "damon: tier %zu has %zu physical ranges, expected 1..%d",
-				 t, layout->tiers[t].nr_ranges, TIERD_DAMON_MAX_REGIONS);
-			return -EINVAL;
-		}
+		    layout->tiers[t].nr_ranges > TIERD_DAMON_MAX_REGIONS)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "damon: tier %zu has %zu physical ranges, expected 1..%d",
+					       t, layout->tiers[t].nr_ranges,
+					       TIERD_DAMON_MAX_REGIONS);
 	for (size_t i = 0; i < nr_spans; i++)
 		if (spans[i].from_tier >= topo->nr_tiers || spans[i].to_tier >= topo->nr_tiers ||
-		    spans[i].from_tier == spans[i].to_tier || spans[i].end <= spans[i].start) {
-			snprintf(err, err_size, "damon: span %zu: tiers %zu -> %zu, [%llu, %llu)", i,
-				 spans[i].from_tier, spans[i].to_tier,
-				 (unsigned long long)spans[i].start, (unsigned long long)spans[i].end);
-			return -EINVAL;
-		}
+		    spans[i].from_tier == spans[i].to_tier || spans[i].end <= spans[i].start)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					       "damon: span %zu: tiers %zu -> %zu, [%llu, %llu)", i,
+					       spans[i].from_tier, spans[i].to_tier,
+					       (unsigned long long)spans[i].start,
+					       (unsigned long long)spans[i].end);
 	return 0;
 }
 
@@ -267,15 +266,15 @@ static void assign_slots(struct group *g, size_t nr, struct tierd_damos_batch *b
 
 int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tierd_topology *topo,
 		      const struct tierd_damos_span *spans, size_t nr_spans,
-		      const char *const *memcg_paths, struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
-		      size_t err_size)
+		      const char *const *memcg_paths, struct tierd_damon_spec *spec,
+		      struct tierd_damos_batch *batch, const struct tierd_logger *log)
 {
 	struct tierd_damos_span *s = NULL;
 	struct group *groups = NULL;
 	int r;
 
 	memset(batch, 0, sizeof(*batch));
-	r = check_inputs(layout, topo, spans, nr_spans, err, err_size);
+	r = check_inputs(layout, topo, spans, nr_spans, log);
 	if (r < 0)
 		return r;
 	spec->nr_contexts = layout->nr_tiers;
@@ -319,8 +318,8 @@ int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tier
 				continue;
 			nid = tierd_damon_target_node(topo, gs->to_tier);
 			if (nid < 0) {
-				snprintf(err, err_size, "damon: tier %zu has no node", gs->to_tier);
-				r = -EINVAL;
+				r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+						    "damon: tier %zu has no node", gs->to_tier);
 				goto out;
 			}
 			merge_spans(gs, &n, g->slots, promotes(gs->from_tier, gs->to_tier));

@@ -105,12 +105,12 @@ int tierd_damos_spans_after(const struct tierd_action *action, const struct tier
  * Spans of one (cgroup, from, to) are merged across their smallest gaps
  * until every group of the tier fits the free slots (each group keeps at
  * least one; groups that find no slot are deferred, largest first served).
- * memcg_paths[c] is cgroup c's path for the memcg filter. Returns 0 or
- * -EINVAL (a tier without physical ranges, too many tiers, a span whose
- * tiers are out of range) with err. */
+ * memcg_paths[c] is cgroup c's path for the memcg filter. Returns 0,
+ * -ENOMEM, or -EINVAL (a tier without physical ranges, too many tiers, a
+ * span whose tiers are out of range), told to log at debug level. */
 int tierd_damon_build(const struct tierd_damon_layout *layout, const struct tierd_topology *topo,
 		      const struct tierd_damos_span *spans, size_t nr_spans,
-		      const char *const *memcg_paths, struct tierd_damon_spec *spec, struct tierd_damos_batch *batch, char *err,
-		      size_t err_size);
+		      const char *const *memcg_paths, struct tierd_damon_spec *spec,
+		      struct tierd_damos_batch *batch, const struct tierd_logger *log);
 
 #endif

@@ -18,7 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_NR_TRIED 4 /* one more than the regions laid out */
 #define FUZZ_NR_SCHEMES 1
-#define FUZZ_ERR_MAX 1024
 #define FUZZ_SHM_TEMPLATE "/dev/shm/tierd-fuzz-damon-XXXXXX"
 
 #define TR "kdamonds/0/contexts/0/schemes/0/tried_regions/"
@@ -76,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tierd_damon d = { .nr_kdamonds = 1, .running = true };
 	struct tierd_damon_tried_region tried[FUZZ_NR_TRIED];
 	struct tierd_damon_scheme_stats stats[FUZZ_NR_SCHEMES];
-	char err[FUZZ_ERR_MAX];
+	struct tierd_log_keep told;
 	const uint8_t *p = data, *end = data + size;
 	int n;
 
@@ -87,12 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = bar ? bar + 1 : NULL;
 	}
 	tmptree_join(d.admin, sizeof(d.admin), fuzz_root, "");
-	err[0] = '\0';
-	n = tierd_damon_read_tried_regions(&d, 0, 0, tried, FUZZ_NR_TRIED, err, sizeof(err));
-	if (n > FUZZ_NR_TRIED - 1 || (n < 0 && !err[0]))
+	n = tierd_damon_read_tried_regions(&d, 0, 0, tried, FUZZ_NR_TRIED,
+					   tierd_log_keep(&told, NULL));
+	if (n > FUZZ_NR_TRIED - 1 || (n < 0 && !told.nr))
 		abort();
-	err[0] = '\0';
-	if (tierd_damon_read_stats(&d, 0, stats, FUZZ_NR_SCHEMES, err, sizeof(err)) < 0 && !err[0])
+	if (tierd_damon_read_stats(&d, 0, stats, FUZZ_NR_SCHEMES,
+				   tierd_log_keep(&told, NULL)) < 0 && !told.nr)
 		abort();
 	return 0;
 }

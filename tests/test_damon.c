@@ -13,12 +13,12 @@
 #include "../controller/damon.h"
 #include "../controller/damon_backend.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 #define MIB (1024ull * 1024)
-#define ERR_MAX 1024
 #define NODE_SIZE 0x40000000ull   /* the VM's 1 GiB nodes */
 #define NODE3_START 0x100000000ull /* node 3 sits above the 3 GiB hole */
 #define NR_TRIED_MAX 8
@@ -167,12 +167,12 @@ static void example_spec(struct tierd_damon_spec *spec)
 /* Starts spec's kdamonds, which must succeed (the error shown if not). */
 static void start_ok(const char *root, const struct tierd_damon_spec *spec, struct tierd_damon *d)
 {
-	char err[ERR_MAX] = "";
-	int r = tierd_damon_start(root, spec, TIERD_DAMON_BUSY_RETRIES, d, err, sizeof(err));
+	struct tierd_log_keep cap;
+	int r = tierd_damon_start(root, spec, TIERD_DAMON_BUSY_RETRIES, d, capture(&cap));
 
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 }
 
 /* example_spec's stat scheme first, then scheme 1: demote /a's pages in
@@ -194,7 +194,7 @@ static void test_start_writes(const char *root)
 {
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 	int r;
 
 	fake_tree(root, "0\n");
@@ -243,24 +243,22 @@ static void test_start_writes(const char *root)
 	/* A commit that the fake "kernel" does not turn back into "on" is the
 	 * 6.12 trap: the kdamond stopped although the write succeeded. */
 	spec.contexts[0].schemes[0].quota_bytes = 32 * MIB;
-	err[0] = '\0';
-	r = tierd_damon_commit_ctx(&d, &spec, 0, err, sizeof(err));
+	r = tierd_damon_commit_ctx(&d, &spec, 0, capture(&cap));
 	CHECK_EQ_INT(r, -EIO);
-	CHECK(strstr(err, "kdamonds/0/state is \"commit\" after \"commit\"") != NULL);
+	CHECK(strstr(cap.last, "kdamonds/0/state is \"commit\" after \"commit\"") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/quotas/bytes"), "33554432");
 	CHECK_EQ_STR(tmptree_get(admin, C "schemes/0/filters/0/matching"), "N");
 
 	/* A context tierd has no kdamond for is refused up front. */
 	spec.nr_contexts = 2;
 	spec.contexts[1] = spec.contexts[0];
-	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "kdamond 1 is not one of tierd's 1 running ones") != NULL);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, capture(&cap)), -EINVAL);
+	CHECK(strstr(cap.last, "kdamond 1 is not one of tierd's 1 running ones") != NULL);
 
-	err[0] = '\0';
-	r = tierd_damon_stop(&d, err, sizeof(err));
+	r = tierd_damon_stop(&d, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK_EQ_INT(d.nr_kdamonds, 0);
@@ -271,22 +269,24 @@ static void test_someone_elses_kdamond(const char *root)
 {
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 
 	fake_tree(root, "1\n");
 	fake_kdamond(0, 2, 2);
 	tmptree_put(admin, "kdamonds/0/state", "on\n");
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EBUSY);
-	CHECK(strstr(err, "kdamonds/nr_kdamonds is 1") != NULL);
-	CHECK(strstr(err, "someone else") != NULL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), -EBUSY);
+	CHECK(strstr(cap.last, "kdamonds/nr_kdamonds is 1") != NULL);
+	CHECK(strstr(cap.last, "someone else") != NULL);
+	CHECK_EQ_U64(d.nr_foreign, 1);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on\n");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/operations"), "vaddr\n");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/nr_schemes"), "0\n");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/action"), "0\n");
 	/* Stopping a handle that never started touches nothing either. */
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1\n");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on\n");
 }
@@ -298,7 +298,7 @@ static void test_missing_file(const char *root)
 	char rel[REL_MAX], path[TIERD_FILE_PATH_MAX];
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
@@ -306,16 +306,19 @@ static void test_missing_file(const char *root)
 	snprintf(path, sizeof(path), "%s/%s", admin, rel);
 	unlink(path);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -ENOENT);
-	CHECK(strstr(err, "schemes/0/target_nid") != NULL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), -ENOENT);
+	CHECK(strstr(cap.last, "schemes/0/target_nid") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	CHECK(!d.running);
 
 	spec.nr_contexts = 0;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), -EINVAL);
 	example_spec(&spec);
 	spec.contexts[0].regions[1].end = spec.contexts[0].regions[1].start;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), -EINVAL);
 }
 
 static void test_tried_regions(const char *root)
@@ -323,13 +326,14 @@ static void test_tried_regions(const char *root)
 	struct tierd_damon_tried_region out[NR_TRIED_MAX];
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 	int n;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), 0);
 	/* Names are not 0..n-1 and not in address order. */
 #define T "kdamonds/0/contexts/0/schemes/1/tried_regions/"
 	tmptree_put(admin, T "12/start", "8192\n");
@@ -345,10 +349,10 @@ static void test_tried_regions(const char *root)
 	tmptree_put(admin, T "7/nr_accesses", "9\n");
 	tmptree_put(admin, T "7/age", "4294967295\n");
 #undef T
-	n = tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err));
+	n = tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, capture(&cap));
 	CHECK_EQ_INT(n, 3);
 	if (n < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "update_schemes_tried_regions");
 	if (n == 3) {
 		CHECK_EQ_U64(out[0].start, 0);
@@ -363,34 +367,34 @@ static void test_tried_regions(const char *root)
 		CHECK_EQ_INT(out[2].nr_accesses, 20);
 		CHECK_EQ_INT(out[2].age, 1);
 	}
-	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, 2, err, sizeof(err)), 2);
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, 2, capture(&cap)), 2);
 	/* Scheme 0 has none; kdamond 1 is not ours. */
-	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 0, out, NR_TRIED_MAX, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 0, out, NR_TRIED_MAX, capture(&cap)),
 		     0);
-	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 1, 0, out, NR_TRIED_MAX, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 1, 0, out, NR_TRIED_MAX, capture(&cap)),
 		     -EINVAL);
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/tried_regions/5/start", "oops\n");
-	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_damon_read_tried_regions(&d, 0, 1, out, NR_TRIED_MAX, capture(&cap)),
 		     -EINVAL);
-	CHECK(strstr(err, "tried_regions/5/start: not a number") != NULL);
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK(strstr(cap.last, "tried_regions/5/start: not a number") != NULL);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 }
 
 static void test_probe(const char *root)
 {
 	struct tierd_damon_features f;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 
 	/* No DAMON at all. */
 	fake_tree(root, "0\n");
 	tmptree_rm(root, "/sys");
-	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, capture(&cap)), 0);
 	CHECK(!f.present);
 
 	/* 6.12: target_nid, no allow, dests or goal nid. */
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 0, 1);
-	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, capture(&cap)), 0);
 	CHECK(f.present);
 	CHECK(f.probed);
 	CHECK(f.op_vaddr && f.op_fvaddr && f.op_paddr);
@@ -407,21 +411,21 @@ static void test_probe(const char *root)
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/filters/0/allow", "N\n");
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/dests/nr_dests", "0\n");
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/0/quotas/goals/0/nid", "0\n");
-	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, capture(&cap)), 0);
 	CHECK(f.filter_allow && f.dests && f.goal_nid);
 	CHECK(!f.split_filters);
 
 	/* 7.2 and later: filters split into core_filters/ and ops_filters/. */
 	fake_filters_in(0, 0, "core_filters", 0);
 	fake_filters_in(0, 0, "ops_filters", 0);
-	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, capture(&cap)), 0);
 	CHECK(f.split_filters);
 
 	/* Someone else's kdamond without schemes: read only, not probed. */
 	fake_tree(root, "1\n");
 	fake_kdamond(0, 0, 0);
 	tmptree_put(admin, "kdamonds/0/contexts/0/avail_operations", "paddr\n");
-	CHECK_EQ_INT(tierd_damon_probe(root, &f, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_probe(root, &f, capture(&cap)), 0);
 	CHECK(f.present && f.op_paddr && !f.op_vaddr);
 	CHECK(!f.probed);
 	CHECK(!f.target_nid);
@@ -437,7 +441,7 @@ static void test_addr_filters(const char *root)
 	struct tierd_damon_spec spec;
 	struct tierd_damon_scheme_spec *s;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 4);
@@ -502,13 +506,15 @@ static void test_addr_filters(const char *root)
 	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/0/matching"), "Y");
 	CHECK_EQ_STR(tmptree_get(admin, S "3/filters/1/type"), "0\n");
 #undef S
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 
 	/* An empty span is refused before anything is written. */
 	fake_tree(root, "0\n");
 	spec.contexts[0].schemes[2].addr_end = 0;
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), -EINVAL);
-	CHECK_EQ_STR(err, "damon context 0 scheme 2: addr filter end <= start");
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), -EINVAL);
+	CHECK_EQ_STR(cap.last,
+		     "damon context 0 scheme 2: addr filter end <= start: Invalid argument");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0\n");
 }
 
@@ -520,7 +526,7 @@ static void test_split_filters(const char *root)
 	struct tierd_damon_spec spec;
 	struct tierd_damon_scheme_spec *s;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "";
+	struct tierd_log_keep cap;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 3);
@@ -560,7 +566,7 @@ static void test_split_filters(const char *root)
 	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/0/memcg_path"), "/a");
 	CHECK_EQ_STR(tmptree_get(admin, S "2/ops_filters/0/matching"), "N");
 #undef S
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 }
 
 static void test_stats_and_state(const char *root)
@@ -568,23 +574,25 @@ static void test_stats_and_state(const char *root)
 	struct tierd_damon_scheme_stats st[3];
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "", want[ERR_MAX];
+	char want[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	bool on = false;
 	int r;
 
 	fake_tree(root, "0\n");
 	fake_kdamond(0, 2, 2);
 	example_spec(&spec);
-	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d, err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, capture(&cap)), 0);
 	CHECK(on);
 	fake_stats(0, 0, 10);
 	fake_stats(0, 1, 20);
 	memset(st, 0xff, sizeof(st));
-	r = tierd_damon_read_stats(&d, 0, st, 2, err, sizeof(err));
+	r = tierd_damon_read_stats(&d, 0, st, 2, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "update_schemes_stats");
 	CHECK_EQ_U64(st[0].nr_tried, 11);
 	CHECK_EQ_U64(st[0].sz_tried, 12);
@@ -599,42 +607,43 @@ static void test_stats_and_state(const char *root)
 	CHECK_EQ_U64(st[2].nr_tried, UINT64_MAX); /* not asked for */
 	/* The fake state file now holds the command, not "on". */
 	on = true;
-	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, capture(&cap)), 0);
 	CHECK(!on);
 	tmptree_put(admin, "kdamonds/0/state", "on\n");
-	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, capture(&cap)), 0);
 	CHECK(on);
 	tmptree_put(admin, "kdamonds/0/state", "off\n");
-	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 0, &on, capture(&cap)), 0);
 	CHECK(!on);
 	on = true;
-	CHECK_EQ_INT(tierd_damon_is_on(&d, 3, &on, err, sizeof(err)), -ENOENT);
+	CHECK_EQ_INT(tierd_damon_is_on(&d, 3, &on, capture(&cap)), -ENOENT);
 	snprintf(want, sizeof(want), "%s/kdamonds/3/state: %s", admin, strerror(ENOENT));
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_STR(cap.last, want);
 	CHECK(on);
 
 	/* Only the schemes asked for are read. */
 	memset(st, 0xff, sizeof(st));
-	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, capture(&cap)), 0);
 	CHECK_EQ_U64(st[0].qt_exceeds, 15);
 	CHECK_EQ_U64(st[1].nr_tried, UINT64_MAX);
-	CHECK_EQ_INT(tierd_damon_read_stats(&d, 1, st, 1, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s: kdamond 1 is not one of tierd's 1", admin);
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 1, st, 1, capture(&cap)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 1 is not one of tierd's 1: %s", admin,
+		 strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "lots\n");
-	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 2, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 2, capture(&cap)), -EINVAL);
 	snprintf(want, sizeof(want),
-		 "%s/kdamonds/0/contexts/0/schemes/1/stats/sz_applied: not a number: \"lots\"",
-		 admin);
-	CHECK_EQ_STR(err, want);
+		 "%s/kdamonds/0/contexts/0/schemes/1/stats/sz_applied: not a number: \"lots\": %s",
+		 admin, strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 	/* Scheme 2 has no stats files. */
 	tmptree_put(admin, "kdamonds/0/contexts/0/schemes/1/stats/sz_applied", "24\n");
-	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 3, err, sizeof(err)), -ENOENT);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 3, capture(&cap)), -ENOENT);
 	snprintf(want, sizeof(want), "%s/kdamonds/0/contexts/0/schemes/2/stats/nr_tried: %s",
 		 admin, strerror(ENOENT));
-	CHECK_EQ_STR(err, want);
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
-	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_STR(cap.last, want);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_damon_read_stats(&d, 0, st, 1, capture(&cap)), -EINVAL);
 }
 
 /* commit_ctx and restart touch one kdamond. The fake state file keeps the
@@ -644,7 +653,8 @@ static void test_commit_ctx(const char *root)
 {
 	struct tierd_damon_spec spec;
 	struct tierd_damon d;
-	char err[ERR_MAX] = "", want[ERR_MAX];
+	char want[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	int r;
 
 	fake_tree(root, "0\n");
@@ -659,40 +669,43 @@ static void test_commit_ctx(const char *root)
 
 	spec.contexts[0].schemes[0].quota_bytes = MIB;
 	spec.contexts[1].schemes[0].quota_bytes = 32 * MIB;
-	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EIO);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, capture(&cap)), -EIO);
 	snprintf(want, sizeof(want),
-		 "%s/kdamonds/1/state is \"commit\" after \"commit\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist)",
-		 admin);
-	CHECK_EQ_STR(err, want);
+		 "%s/kdamonds/1/state is \"commit\" after \"commit\": the kdamond stopped (its input was rejected, e.g. a memcg_path that does not exist): %s",
+		 admin, strerror(EIO));
+	CHECK_EQ_STR(cap.last, want);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/contexts/0/schemes/0/quotas/bytes"), "33554432");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "67108864");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
 
-	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 2, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2 running ones", admin);
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 2, capture(&cap)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2 running ones: %s",
+		 admin, strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 	spec.nr_contexts = 1;
-	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, err, sizeof(err)), -EINVAL);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 1, capture(&cap)), -EINVAL);
 	spec.nr_contexts = 2;
 
 	/* Restart rewrites kdamond 0 alone and turns it on. */
-	r = tierd_damon_restart(&d, &spec, 0, err, sizeof(err));
+	r = tierd_damon_restart(&d, &spec, 0, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
-		fprintf(stderr, "  err: %s\n", err);
+		fprintf(stderr, "  err: %s\n", cap.last);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/contexts/0/schemes/0/quotas/bytes"), "1048576");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/state"), "commit");
-	CHECK_EQ_INT(tierd_damon_restart(&d, &spec, 2, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2", admin);
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_restart(&d, &spec, 2, capture(&cap)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 2 is not one of tierd's 2: %s", admin,
+		 strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 
-	CHECK_EQ_INT(tierd_damon_stop(&d, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
 	/* Stopped: nothing is running to commit to. */
-	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 0, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s: kdamond 0 is not one of tierd's 0 running ones", admin);
-	CHECK_EQ_STR(err, want);
+	CHECK_EQ_INT(tierd_damon_commit_ctx(&d, &spec, 0, capture(&cap)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: kdamond 0 is not one of tierd's 0 running ones: %s",
+		 admin, strerror(EINVAL));
+	CHECK_EQ_STR(cap.last, want);
 }
 
 /* A start whose clean-up failed too (DAMON sysfs busy: seen on 6.12 in the

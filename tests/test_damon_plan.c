@@ -11,6 +11,7 @@
 #include "../controller/damon_plan.h"
 #include "../policy/util.h"
 #include "check.h"
+#include "log_capture.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
@@ -303,7 +304,7 @@ struct build {
 	struct tierd_damos_batch *batch;
 	struct tierd_damos_span spans[SPANS_MAX];
 	size_t nr;
-	char err[ERR_MAX];
+	struct tierd_log_keep cap;
 };
 
 static void build_init(struct build *b)
@@ -321,9 +322,8 @@ static int build_run(struct build *b)
 {
 	memset(b->spec, POISON, sizeof(*b->spec));
 	memset(b->batch, POISON, sizeof(*b->batch));
-	b->err[0] = '\0';
 	return tierd_damon_build(&b->layout, &b->topo, b->spans, b->nr, paths, b->spec, b->batch,
-				 b->err, sizeof(b->err));
+				 capture(&b->cap));
 }
 
 static void build_free(struct build *b)
@@ -629,43 +629,53 @@ static void test_build_errors(void)
 	build_init(&b);
 	b.layout.tiers[1].nr_ranges = 0;
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: tier 1 has 0 physical ranges, expected 1..16");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: tier 1 has 0 physical ranges, expected 1..16: Invalid argument");
 	CHECK_EQ_INT(b.batch->nr_slots, 0);
 	b.layout.tiers[1].nr_ranges = TIERD_DAMON_MAX_REGIONS + 1;
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: tier 1 has 17 physical ranges, expected 1..16");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: tier 1 has 17 physical ranges, expected 1..16: Invalid argument");
 
 	machine_layout(&b.layout);
 	b.layout.nr_tiers = 2;
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: 2 tiers laid out for 3 tiers (at most 16)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: 2 tiers laid out for 3 tiers (at most 16): Invalid argument");
 	b.layout.nr_tiers = TIERD_DAMON_MAX_CONTEXTS + 1;
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: 17 tiers laid out for 3 tiers (at most 16)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: 17 tiers laid out for 3 tiers (at most 16): Invalid argument");
 	b.layout.nr_tiers = 0;
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: 0 tiers laid out for 3 tiers (at most 16)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: 0 tiers laid out for 3 tiers (at most 16): Invalid argument");
 
 	machine_layout(&b.layout);
 	add(&b, span(0, 0, 1, P(0), P(1), P(1), 0));
 	add(&b, span(0, 1, 1, TIER1_START + P(1), TIER1_START + P(2), P(1), 0));
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: span 1: tiers 1 -> 1, [1073745920, 1073750016)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: span 1: tiers 1 -> 1, [1073745920, 1073750016): Invalid argument");
 	b.spans[1] = span(0, 0, NR_TIERS, P(1), P(2), P(1), 0);
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: span 1: tiers 0 -> 3, [4096, 8192)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: span 1: tiers 0 -> 3, [4096, 8192): Invalid argument");
 	b.spans[1] = span(0, NR_TIERS, 0, P(1), P(2), P(1), 0);
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: span 1: tiers 3 -> 0, [4096, 8192)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: span 1: tiers 3 -> 0, [4096, 8192): Invalid argument");
 	b.spans[1] = span(0, 0, 1, P(2), P(2), 0, 0);
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: span 1: tiers 0 -> 1, [8192, 8192)");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: span 1: tiers 0 -> 1, [8192, 8192): Invalid argument");
 
 	/* A migration into a tier without nodes has no target. */
 	make_topology(&b.topo, no_tier2, TIERD_ARRAY_SIZE(no_tier2), NR_TIERS);
 	b.spans[1] = span(0, 0, 2, P(2), P(3), P(1), 0);
 	CHECK_EQ_INT(build_run(&b), -EINVAL);
-	CHECK_EQ_STR(b.err, "damon: tier 2 has no node");
+	CHECK_EQ_STR(b.cap.last,
+		     "damon: tier 2 has no node: Invalid argument");
 	build_free(&b);
 }
 

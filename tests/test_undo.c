@@ -19,7 +19,6 @@
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define BALANCING "/proc/sys/kernel/numa_balancing"
 
 static const char good[] = "tierd-undo 1\n"
@@ -192,7 +191,8 @@ static void put_kdamond(const char *admin, int k, const char *pid, const char *s
 
 static void test_take_back(void)
 {
-	char root[TMPTREE_DIR_MAX], admin[TIERD_FILE_PATH_MAX], err[ERR_MAX] = "";
+	char root[TMPTREE_DIR_MAX], admin[TIERD_FILE_PATH_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_kdamond_claim c[3];
 	bool removed = true;
 
@@ -202,7 +202,7 @@ static void test_take_back(void)
 	}
 	/* No DAMON: nothing to take back. */
 	c[0] = (struct tierd_kdamond_claim){ .index = 0, .pid = 10 };
-	CHECK_EQ_INT(tierd_damon_take_back(root, c, 1, &removed, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_take_back(root, c, 1, &removed, capture(&cap)), 0);
 	CHECK(!removed);
 	CHECK_EQ_INT(c[0].verdict, TIERD_KDAMOND_NOT_RUNNING);
 
@@ -214,7 +214,7 @@ static void test_take_back(void)
 	c[0] = (struct tierd_kdamond_claim){ .index = 0, .pid = 10 };
 	c[1] = (struct tierd_kdamond_claim){ .index = 1, .pid = 11 };
 	c[2] = (struct tierd_kdamond_claim){ .index = 2, .pid = 12 };
-	CHECK_EQ_INT(tierd_damon_take_back(root, c, 3, &removed, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_take_back(root, c, 3, &removed, capture(&cap)), 0);
 	CHECK_EQ_INT(c[0].verdict, TIERD_KDAMOND_TAKEN_BACK);
 	CHECK_EQ_INT(c[1].verdict, TIERD_KDAMOND_NOT_RUNNING);
 	CHECK_EQ_INT(c[2].verdict, TIERD_KDAMOND_FOREIGN);
@@ -228,7 +228,7 @@ static void test_take_back(void)
 	tmptree_put(admin, "kdamonds/nr_kdamonds", "2\n");
 	put_kdamond(admin, 0, "10\n", "on\n");
 	put_kdamond(admin, 1, "11\n", "on\n");
-	CHECK_EQ_INT(tierd_damon_take_back(root, c, 2, &removed, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_damon_take_back(root, c, 2, &removed, capture(&cap)), 0);
 	CHECK(removed);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/1/state"), "off");
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
@@ -236,8 +236,8 @@ static void test_take_back(void)
 	/* A pid file that is not a pid. */
 	tmptree_put(admin, "kdamonds/nr_kdamonds", "1\n");
 	put_kdamond(admin, 0, "x\n", "on\n");
-	CHECK_EQ_INT(tierd_damon_take_back(root, c, 1, &removed, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "kdamonds/0/pid: expected a pid or -1, read \"x\"") != NULL);
+	CHECK_EQ_INT(tierd_damon_take_back(root, c, 1, &removed, capture(&cap)), -EINVAL);
+	CHECK(strstr(cap.last, "kdamonds/0/pid: expected a pid or -1, read \"x\"") != NULL);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on\n");
 	tmptree_rm(root, "");
 }
