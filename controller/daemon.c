@@ -132,6 +132,7 @@ static size_t files_to_hold(void)
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
 	char err[TIERD_ERR_MAX] = "";
+	struct tierd_log_keep keep;
 	int r;
 
 	memset(d, 0, sizeof(*d));
@@ -155,9 +156,12 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	if (opts->read_only)
 		d->opts.dry_run = true;
 
-	r = tierd_topology_read(opts->root, &d->cfg, &d->topo, err, sizeof(err));
+	/* Refusing to start, tierd says why: a bad "tiers" override in
+	 * tierd.json is named, not only its errno. */
+	r = tierd_topology_read(opts->root, &d->cfg, &d->topo, tierd_log_keep(&keep, &d->log));
 	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s", err);
+		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s",
+			  tierd_log_kept(&keep, r));
 		return r;
 	}
 	warn_single_tier(d);
@@ -357,14 +361,16 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
  * cgroups and what the kernel says of them. */
 static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 {
-	char err[TIERD_ERR_MAX] = "";
 	const struct tierd_cgroup_list *listed;
+	struct tierd_log_keep keep;
 	int r;
 
-	r = tierd_topology_refresh_free(d->opts.root, &d->topo, err, sizeof(err));
+	/* Told once while it fails: with the file and what is wrong in it. */
+	r = tierd_topology_refresh_free(d->opts.root, &d->topo, tierd_log_keep(&keep, &d->log));
 	if (r < 0 && !d->free_failing)
 		tierd_log(&d->log, TIERD_LOG_WARNING,
-			  "free memory per node not updated, last figures kept: %s", err);
+			  "free memory per node not updated, last figures kept: %s",
+			  tierd_log_kept(&keep, r));
 	else if (r == 0 && d->free_failing)
 		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
 	d->free_failing = r < 0;
@@ -556,7 +562,7 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	struct tierd_policy_set set = { 0 };
 	struct tierd_topology topo;
 	struct tierd_config cfg;
-	char err[TIERD_ERR_MAX] = "";
+	struct tierd_log_keep keep;
 	int r;
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
@@ -565,11 +571,13 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	r = load_config(d, &cfg);
 	if (r < 0)
 		goto refused;
-	r = tierd_topology_read(d->opts.root, &cfg, &topo, err, sizeof(err));
+	/* The verdict tierctl reload prints names what the new tierd.json's
+	 * "tiers" got wrong. */
+	r = tierd_topology_read(d->opts.root, &cfg, &topo, tierd_log_keep(&keep, &d->log));
 	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s", err);
 		snprintf(d->reload_why, sizeof(d->reload_why), "cannot read the memory topology: %s",
-			 err);
+			 tierd_log_kept(&keep, r));
+		tierd_log(&d->log, TIERD_LOG_ERR, "%s", d->reload_why);
 		goto refused;
 	}
 	/* DAMON's contexts and the BPF sampler's node map are laid out per

@@ -219,7 +219,8 @@ static int cmd_topology(const struct ctl *c)
 	struct tierd_diags diags = { 0 };
 	struct tierd_topology topo;
 	struct tierd_config cfg;
-	char err[512] = "", *text = NULL;
+	struct tierd_log_keep keep;
+	char *text = NULL;
 	int r;
 
 	r = tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg, &diags);
@@ -228,9 +229,10 @@ static int cmd_topology(const struct ctl *c)
 	tierd_diags_free(&diags);
 	if (r < 0)
 		return EXIT_USAGE;
-	r = tierd_topology_read(c->daemon.root, &cfg, &topo, err, sizeof(err));
+	r = tierd_topology_read(c->daemon.root, &cfg, &topo, tierd_log_keep(&keep, NULL));
 	if (r < 0) {
-		fprintf(stderr, "tierctl: cannot read the memory topology: %s\n", err);
+		fprintf(stderr, "tierctl: cannot read the memory topology: %s\n",
+			tierd_log_kept(&keep, r));
 		return EXIT_USAGE;
 	}
 	if (!c->json) {
@@ -276,7 +278,7 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 	}
 	if (c->machine) {
 		struct tierd_config cfg;
-		char err[512] = "";
+		struct tierd_log_keep keep;
 
 		/* The machine as tierd sees it: with tierd.json's tier override. */
 		if (tierd_config_load(c->daemon.config_file, !c->daemon.config_explicit, &cfg,
@@ -287,8 +289,10 @@ static int cmd_validate(const struct ctl *c, char **files, int nr)
 			tierd_diags_free(&diags);
 			return EXIT_USAGE;
 		}
-		if (tierd_topology_read(c->daemon.root, &cfg, &topo, err, sizeof(err)) < 0) {
-			fprintf(stderr, "tierctl: cannot read the memory topology: %s\n", err);
+		r = tierd_topology_read(c->daemon.root, &cfg, &topo, tierd_log_keep(&keep, NULL));
+		if (r < 0) {
+			fprintf(stderr, "tierctl: cannot read the memory topology: %s\n",
+				tierd_log_kept(&keep, r));
 			free(policies);
 			tierd_diags_free(&diags);
 			return EXIT_USAGE;

@@ -32,13 +32,12 @@ static int read_path(const char *root, const char *path, struct tierd_buf *b)
 	return tierd_read_at(AT_FDCWD, full, b);
 }
 
-static int add_node(struct tierd_topology *topo, int nid, char *err, size_t err_size)
+static int add_node(struct tierd_topology *topo, int nid, const struct tierd_logger *log)
 {
-	if (topo->nr_nodes == TIERD_MAX_NODES) {
-		snprintf(err, err_size, "more than %d nodes with memory; tierd handles at most %d",
-			 TIERD_MAX_NODES, TIERD_MAX_NODES);
-		return -E2BIG;
-	}
+	if (topo->nr_nodes == TIERD_MAX_NODES)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -E2BIG,
+				       "more than %d nodes with memory; tierd handles at most %d",
+				       TIERD_MAX_NODES, TIERD_MAX_NODES);
 	memset(&topo->nodes[topo->nr_nodes], 0, sizeof(topo->nodes[0]));
 	topo->nodes[topo->nr_nodes].nid = nid;
 	topo->nodes[topo->nr_nodes].tier = -1;
@@ -47,7 +46,7 @@ static int add_node(struct tierd_topology *topo, int nid, char *err, size_t err_
 }
 
 /* Live system: libnuma's view of the nodes that hold memory. */
-static int nodes_from_libnuma(struct tierd_topology *topo, char *err, size_t err_size)
+static int nodes_from_libnuma(struct tierd_topology *topo, const struct tierd_logger *log)
 {
 	int r;
 
@@ -59,7 +58,7 @@ static int nodes_from_libnuma(struct tierd_topology *topo, char *err, size_t err
 		total = numa_node_size64(nid, &free_bytes);
 		if (total <= 0)
 			continue;
-		r = add_node(topo, nid, err, err_size);
+		r = add_node(topo, nid, log);
 		if (r < 0)
 			return r;
 		topo->nodes[topo->nr_nodes - 1].total_bytes = (uint64_t)total;
@@ -68,29 +67,31 @@ static int nodes_from_libnuma(struct tierd_topology *topo, char *err, size_t err
 	return 0;
 }
 
-static int node_meminfo(const char *root, struct tierd_node *node, struct tierd_buf *b, char *err,
-			size_t err_size)
+static int node_meminfo(const char *root, struct tierd_node *node, struct tierd_buf *b,
+			const struct tierd_logger *log)
 {
 	char path[TIERD_FILE_PATH_MAX];
 	int line = 0, r;
 
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", node->nid);
 	r = read_path(root, path, b);
-	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
 	r = tierd_kparse_node_meminfo(b->data, b->len, &node->total_bytes, &node->free_bytes, &line);
 	if (r == -ENODATA)
-		snprintf(err, err_size, "%s: expected \"Node N MemTotal:\" and \"MemFree:\" lines", path);
-	else if (r < 0)
-		snprintf(err, err_size, "%s:%d: expected \"Node N MemTotal: <n> kB\" lines", path, line);
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s: expected \"Node N MemTotal:\" and \"MemFree:\" lines",
+				       path);
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s:%d: expected \"Node N MemTotal: <n> kB\" lines",
+				       path, line);
+	return 0;
 }
 
 /* Under --root: sysfs has_memory (or online on kernels without it). */
 static int nodes_from_sysfs(const char *root, struct tierd_topology *topo, struct tierd_buf *b,
-			    char *err, size_t err_size)
+			    const struct tierd_logger *log)
 {
 	struct tierd_nodeset set;
 	int r;
@@ -98,21 +99,18 @@ static int nodes_from_sysfs(const char *root, struct tierd_topology *topo, struc
 	r = read_path(root, NODE_DIR "/has_memory", b);
 	if (r == -ENOENT)
 		r = read_path(root, NODE_DIR "/online", b);
-	if (r < 0) {
-		snprintf(err, err_size, "%s: cannot read the list of nodes: %s", NODE_DIR,
-			 strerror(-r));
-		return r;
-	}
-	if (tierd_nodeset_parse(b->data, &set) < 0 || tierd_nodeset_empty(&set)) {
-		snprintf(err, err_size, "%s/has_memory: expected a node list such as \"0-3\"",
-			 NODE_DIR);
-		return -EINVAL;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s: cannot read the list of nodes",
+				       NODE_DIR);
+	if (tierd_nodeset_parse(b->data, &set) < 0 || tierd_nodeset_empty(&set))
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+				       "%s/has_memory: expected a node list such as \"0-3\"",
+				       NODE_DIR);
 	for (int nid = tierd_nodeset_next(&set, -1); nid >= 0; nid = tierd_nodeset_next(&set, nid)) {
-		r = add_node(topo, nid, err, err_size);
+		r = add_node(topo, nid, log);
 		if (r < 0)
 			return r;
-		r = node_meminfo(root, &topo->nodes[topo->nr_nodes - 1], b, err, err_size);
+		r = node_meminfo(root, &topo->nodes[topo->nr_nodes - 1], b, log);
 		if (r < 0)
 			return r;
 	}
@@ -166,7 +164,7 @@ static int cmp_tier(const void *a, const void *b)
 /* memory_tierN directories, fastest (smallest N) first. No directory means
  * one tier. */
 static int kernel_tiers(const char *root, struct kernel_tier *tiers, size_t *ret_nr,
-			struct tierd_buf *b, char *err, size_t err_size)
+			struct tierd_buf *b, const struct tierd_logger *log)
 {
 	char dirpath[TIERD_FILE_PATH_MAX], path[TIERD_FILE_PATH_MAX];
 	struct dirent *de;
@@ -175,18 +173,14 @@ static int kernel_tiers(const char *root, struct kernel_tier *tiers, size_t *ret
 	int r = 0;
 
 	r = tierd_root_path(root, TIERING_DIR, dirpath, sizeof(dirpath));
-	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under --root", TIERING_DIR);
-		return r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under --root", TIERING_DIR);
 	d = opendir(dirpath);
 	if (!d) {
 		*ret_nr = 0;
 		if (errno == ENOENT)
 			return 0;
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", dirpath, strerror(-r));
-		return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "%s", dirpath);
 	}
 	while ((de = readdir(d))) {
 		char *end;
@@ -200,18 +194,18 @@ static int kernel_tiers(const char *root, struct kernel_tier *tiers, size_t *ret
 		snprintf(path, sizeof(path), TIERING_DIR "/%s/nodelist", de->d_name);
 		r = read_path(root, path, b);
 		if (r < 0) {
-			snprintf(err, err_size, "%s: %s", path, strerror(-r));
+			tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
 			goto out;
 		}
 		if (nr == TIERD_MAX_TIERS) {
-			snprintf(err, err_size, "%s: more than %d memory tiers", TIERING_DIR,
-				 TIERD_MAX_TIERS);
-			r = -E2BIG;
+			r = tierd_log_errno(log, TIERD_LOG_DEBUG, -E2BIG,
+					    "%s: more than %d memory tiers", TIERING_DIR,
+					    TIERD_MAX_TIERS);
 			goto out;
 		}
 		if (tierd_nodeset_parse(b->data, &tiers[nr].nodes) < 0) {
-			snprintf(err, err_size, "%s: expected a node list such as \"0-1\"", path);
-			r = -EINVAL;
+			r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EINVAL,
+					    "%s: expected a node list such as \"0-1\"", path);
 			goto out;
 		}
 		if (tierd_nodeset_empty(&tiers[nr].nodes))
@@ -225,8 +219,20 @@ out:
 	return r;
 }
 
+/* The core words the node sets it refuses but cannot log (policy/ does no
+ * I/O): its message is told here. */
+static int assign_tiers(struct tierd_topology *topo, const struct tierd_nodeset *sets,
+			const int *ids, size_t nr, enum tierd_tier_source source,
+			const struct tierd_logger *log)
+{
+	char why[TIERD_ERR_MAX];
+	int r = tierd_topology_assign_tiers(topo, sets, ids, nr, source, why, sizeof(why));
+
+	return r < 0 ? tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", why) : 0;
+}
+
 int tierd_topology_read(const char *root, const struct tierd_config *cfg,
-			struct tierd_topology *topo, char *err, size_t err_size)
+			struct tierd_topology *topo, const struct tierd_logger *log)
 {
 	struct tierd_nodeset sets[TIERD_MAX_TIERS];
 	int ids[TIERD_MAX_TIERS];
@@ -237,14 +243,14 @@ int tierd_topology_read(const char *root, const struct tierd_config *cfg,
 
 	memset(topo, 0, sizeof(*topo));
 	if (is_live(root) && numa_available() >= 0)
-		r = nodes_from_libnuma(topo, err, err_size);
+		r = nodes_from_libnuma(topo, log);
 	else
-		r = nodes_from_sysfs(root, topo, &b, err, err_size);
+		r = nodes_from_sysfs(root, topo, &b, log);
 	if (r < 0)
 		goto out;
 	if (topo->nr_nodes == 0) {
-		snprintf(err, err_size, "no NUMA node with memory found");
-		r = -ENOENT;
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOENT,
+				    "no NUMA node with memory found");
 		goto out;
 	}
 	for (size_t i = 0; i < topo->nr_nodes; i++)
@@ -252,11 +258,10 @@ int tierd_topology_read(const char *root, const struct tierd_config *cfg,
 
 	if (cfg->nr_tier_override) {
 		memcpy(sets, cfg->tier_override, cfg->nr_tier_override * sizeof(sets[0]));
-		r = tierd_topology_assign_tiers(topo, sets, NULL, cfg->nr_tier_override,
-						TIERD_TIERS_CONFIG, err, err_size);
+		r = assign_tiers(topo, sets, NULL, cfg->nr_tier_override, TIERD_TIERS_CONFIG, log);
 		goto out;
 	}
-	r = kernel_tiers(root, ktiers, &nr_sets, &b, err, err_size);
+	r = kernel_tiers(root, ktiers, &nr_sets, &b, log);
 	if (r < 0)
 		goto out;
 	if (nr_sets == 0) {
@@ -264,23 +269,21 @@ int tierd_topology_read(const char *root, const struct tierd_config *cfg,
 		for (size_t i = 0; i < topo->nr_nodes; i++)
 			(void)tierd_nodeset_add(&sets[0], topo->nodes[i].nid);
 		ids[0] = -1;
-		r = tierd_topology_assign_tiers(topo, sets, ids, 1, TIERD_TIERS_SINGLE, err,
-						err_size);
+		r = assign_tiers(topo, sets, ids, 1, TIERD_TIERS_SINGLE, log);
 		goto out;
 	}
 	for (size_t t = 0; t < nr_sets; t++) {
 		sets[t] = ktiers[t].nodes;
 		ids[t] = ktiers[t].id;
 	}
-	r = tierd_topology_assign_tiers(topo, sets, ids, nr_sets, TIERD_TIERS_KERNEL, err,
-					err_size);
+	r = assign_tiers(topo, sets, ids, nr_sets, TIERD_TIERS_KERNEL, log);
 out:
 	tierd_buf_free(&b);
 	return r;
 }
 
-int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo, char *err,
-				size_t err_size)
+int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo,
+				const struct tierd_logger *log)
 {
 	uint64_t node_free[TIERD_MAX_NODES], tier_free[TIERD_MAX_TIERS] = { 0 };
 	struct tierd_buf b = { 0 };
@@ -296,7 +299,7 @@ int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo, c
 			if (numa_node_size64(node.nid, &free_bytes) > 0)
 				node.free_bytes = (uint64_t)free_bytes;
 		} else {
-			r = node_meminfo(root, &node, &b, err, err_size);
+			r = node_meminfo(root, &node, &b, log);
 			if (r < 0)
 				break;
 		}

@@ -6,18 +6,20 @@
 
 #include <stddef.h>
 
+#include "log.h"
 #include "../policy/policy.h"
 #include "../policy/snapshot.h"
 
 /* root: "/" for the live system (libnuma enumerates nodes), or a fixture
- * tree (sysfs only). On failure err says what and where.
- * Returns 0, -ENOENT (no node information), -E2BIG (more nodes than
- * TIERD_MAX_NODES), -EINVAL (malformed file or bad override), -ENOMEM. */
+ * tree (sysfs only). A failure is told to log at debug level, saying what
+ * and where (log.h). Returns 0, -ENOENT (no node information), -E2BIG
+ * (more nodes than TIERD_MAX_NODES), -EINVAL (malformed file or bad
+ * override), -ENOMEM. */
 int tierd_topology_read(const char *root, const struct tierd_config *cfg,
-			struct tierd_topology *topo, char *err, size_t err_size);
+			struct tierd_topology *topo, const struct tierd_logger *log);
 
 /* Updates only free bytes per node and tier, for ticks between full reads. */
-int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo, char *err,
-				size_t err_size);
+int tierd_topology_refresh_free(const char *root, struct tierd_topology *topo,
+				const struct tierd_logger *log);
 
 #endif

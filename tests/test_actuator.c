@@ -130,7 +130,7 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 		abort();
 	reset_reclaim_files();
 	tierd_config_defaults(&cfg);
-	if (tierd_topology_read(r->machine, &cfg, &r->topo, err, sizeof(err)) < 0 ||
+	if (tierd_topology_read(r->machine, &cfg, &r->topo, log) < 0 ||
 	    tierd_cgroupfs_open(r->machine, &r->fs, err, sizeof(err)) < 0 ||
 	    tierd_ksettings_init(&r->ks, r->machine, log) < 0) {
 		fprintf(stderr, "rig: %s%s\n", err, cap.last);
