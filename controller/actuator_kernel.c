@@ -127,15 +127,14 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	struct tierd_cgroup_obs after = { 0 };
 	struct tierd_buf buf = { 0 };
 	uint64_t before_top, after_top, moved = 0;
-	char rerr[TIERD_ERR_MAX] = "";
 	int fd = -1, r;
 
 	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);
 	fd = openat(k->fs->root_fd, obs->path[1] ? obs->path + 1 : ".",
 		    O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 	r = fd < 0 ? -errno : tierd_memory_reclaim(fd, obs->path, bytes, k->log);
-	if (fd >= 0 && tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, rerr,
-					   sizeof(rerr)) == 0) {
+	if (fd >= 0 &&
+	    tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, k->log) == 0) {
 		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
 		moved = before_top > after_top ? before_top - after_top : 0;
 	}

@@ -24,7 +24,7 @@ static bool is_live(const char *root)
 /* On the live system libcgroup says where the memory controller is mounted;
  * it must agree with the cgroup2 mount, or memory is on a v1 hierarchy.
  * libcgroup cannot be pointed at a fixture tree, so --root skips this. */
-static int check_with_libcgroup(const char *cgroup2_path, char *err, size_t err_size)
+static int check_with_libcgroup(const char *cgroup2_path, const struct tierd_logger *log)
 {
 	char *mnt = NULL;
 	int r;
@@ -35,9 +35,9 @@ static int check_with_libcgroup(const char *cgroup2_path, char *err, size_t err_
 		return 0;
 	r = strcmp(mnt, cgroup2_path) == 0 ? 0 : -EMEDIUMTYPE;
 	if (r < 0)
-		snprintf(err, err_size,
-			 "the memory controller is mounted at %s, not on the cgroup v2 hierarchy at %s: tierd needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)",
-			 mnt, cgroup2_path);
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				"the memory controller is mounted at %s, not on the cgroup v2 hierarchy at %s: tierd needs cgroup v2 (boot with systemd.unified_cgroup_hierarchy=1)",
+				mnt, cgroup2_path);
 	free(mnt);
 	return r;
 }
@@ -52,7 +52,8 @@ static bool has_word(const char *text, const char *word)
 	return false;
 }
 
-int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, size_t err_size)
+int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs,
+			const struct tierd_logger *log)
 {
 	char path[TIERD_FILE_PATH_MAX];
 	struct tierd_buf b = { 0 };
@@ -64,49 +65,47 @@ int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, 
 	if (r == 0)
 		r = tierd_read_at(AT_FDCWD, path, &b);
 	if (r < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path);
 		goto out;
 	}
 	r = tierd_kparse_mountinfo(b.data, b.len, &mounts, &line);
 	if (r < 0) {
-		snprintf(err, err_size, "%s:%d: malformed mountinfo line", path, line);
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s:%d: malformed mountinfo line", path,
+				line);
 		goto out;
 	}
 	if (mounts.memory_v1) {
-		snprintf(err, err_size,
-			 "the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1");
-		r = -EMEDIUMTYPE;
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EMEDIUMTYPE,
+				    "the memory controller is on a cgroup v1 hierarchy (legacy or hybrid mode): tierd needs the unified cgroup v2 hierarchy; boot with systemd.unified_cgroup_hierarchy=1");
 		goto out;
 	}
 	if (!mounts.has_cgroup2) {
-		snprintf(err, err_size, "no cgroup2 file system is mounted (%s): tierd needs cgroup v2",
-			 path);
-		r = -ENOENT;
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOENT,
+				    "no cgroup2 file system is mounted (%s): tierd needs cgroup v2",
+				    path);
 		goto out;
 	}
 	if (is_live(root)) {
-		r = check_with_libcgroup(mounts.cgroup2_path, err, err_size);
+		r = check_with_libcgroup(mounts.cgroup2_path, log);
 		if (r < 0)
 			goto out;
 	}
 	snprintf(fs->mount, sizeof(fs->mount), "%s", mounts.cgroup2_path);
 	r = tierd_root_path(root, mounts.cgroup2_path, path, sizeof(path));
 	if (r < 0) {
-		snprintf(err, err_size, "%s: path too long under --root", mounts.cgroup2_path);
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s under --root", mounts.cgroup2_path);
 		goto out;
 	}
 	fs->root_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->root_fd < 0) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "%s", path);
 		goto out;
 	}
 	r = tierd_read_at(fs->root_fd, "cgroup.controllers", &b);
 	if (r < 0 || !has_word(b.data, "memory")) {
-		snprintf(err, err_size,
-			 "%s/cgroup.controllers does not list \"memory\": the cgroup v2 hierarchy has no memory controller",
-			 path);
-		r = -ENOMEDIUM;
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -ENOMEDIUM,
+				    "%s/cgroup.controllers does not list \"memory\": the cgroup v2 hierarchy has no memory controller",
+				    path);
 		tierd_cgroupfs_close(fs);
 		goto out;
 	}
@@ -261,24 +260,19 @@ static int gone(int r)
 /* Why reading file `name` of cgroup `path` (directory inode id) failed:
  * -ENOENT when the cgroup itself went away (skip it quietly); -ENOMEDIUM
  * when the directory is there but the file is not, which means the memory
- * controller is not enabled for it; else r. err says which. */
+ * controller is not enabled for it (the file's own error is told); else
+ * r. */
 static int read_failed(const struct tierd_cgroupfs *fs, const char *path, uint64_t id,
-		       const char *name, int r, char *err, size_t err_size)
+		       const char *name, int r, const struct tierd_logger *log)
 {
 	struct stat st;
 
-	if (gone(r) != -ENOENT) {
-		snprintf(err, err_size, "%s/%s: %s", path, name, strerror(-r));
-		return r;
-	}
+	if (gone(r) != -ENOENT)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s/%s", path, name);
 	if (fstatat(fs->root_fd, path[0] == '/' ? path + 1 : path, &st, 0) < 0 ||
-	    (uint64_t)st.st_ino != id) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return -ENOENT;
-	}
-	snprintf(err, err_size,
-		 "%s/%s: %s (the memory controller is not enabled for it: add +memory to its parent's cgroup.subtree_control)",
-		 path, name, strerror(-r));
+	    (uint64_t)st.st_ino != id)
+		return gone(tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s", path));
+	tierd_log_errno(log, TIERD_LOG_DEBUG, r, "%s/%s", path, name);
 	return -ENOMEDIUM;
 }
 
@@ -342,18 +336,19 @@ static int read_file(int dir_fd, struct tierd_cgroup_files *files, enum cgroup_f
 }
 
 static int read_limit(const struct tierd_cgroupfs *fs, int fd, struct tierd_cgroup_files *files,
-		      enum cgroup_file k, struct tierd_buf *b, uint64_t *ret, char *err,
-		      size_t err_size, const char *path, uint64_t id)
+		      enum cgroup_file k, struct tierd_buf *b, uint64_t *ret, const char *path,
+		      uint64_t id, const struct tierd_logger *log)
 {
 	int r = read_file(fd, files, k, b);
 
 	if (r < 0)
-		return read_failed(fs, path, id, file_names[k], r, err, err_size);
+		return read_failed(fs, path, id, file_names[k], r, log);
 	r = tierd_kparse_limit(b->data, b->len, ret);
 	if (r < 0)
-		snprintf(err, err_size, "%s/%s:1: expected a number of bytes or \"max\"", path,
-			 file_names[k]);
-	return r;
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s/%s:1: expected a number of bytes or \"max\"", path,
+				       file_names[k]);
+	return 0;
 }
 
 /* The cgroup's directory: held in files, or opened into *own. */
@@ -390,8 +385,8 @@ static int open_dir(const struct tierd_cgroupfs *fs, const char *path,
 
 static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
 		       const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-		       struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
-		       size_t err_size)
+		       struct tierd_buf *buf, struct tierd_cgroup_files *files,
+		       const struct tierd_logger *log)
 {
 	static const struct {
 		enum cgroup_file file;
@@ -410,47 +405,41 @@ static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
 	if (snprintf(obs->path, sizeof(obs->path), "%s", path) >= (int)sizeof(obs->path))
 		return -ENAMETOOLONG;
 	fd = open_dir(fs, path, files, &own, &obs->id);
-	if (fd < 0) {
-		snprintf(err, err_size, "%s: %s", path, strerror(-fd));
-		return gone(fd);
-	}
+	if (fd < 0)
+		return gone(tierd_log_errno(log, TIERD_LOG_DEBUG, fd, "%s", path));
 
 	r = read_file(fd, files, FILE_NUMA_STAT, buf);
 	if (r < 0)
-		return read_failed(fs, path, obs->id, "memory.numa_stat", r, err, err_size);
+		return read_failed(fs, path, obs->id, "memory.numa_stat", r, log);
 	r = tierd_kparse_numa_stat(buf->data, buf->len, topo, obs, &line);
-	if (r < 0) {
-		snprintf(err, err_size, "%s/memory.numa_stat:%d: expected \"key N<node>=<bytes> ...\"",
-			 path, line);
-		return r == -ENODATA ? -EINVAL : r;
-	}
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r == -ENODATA ? -EINVAL : r,
+				       "%s/memory.numa_stat:%d: expected \"key N<node>=<bytes> ...\"",
+				       path, line);
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
 		r = read_limit(fs, fd, files, limits[i].file, buf,
-			       (uint64_t *)((char *)obs + limits[i].offset), err, err_size, path,
-			       obs->id);
+			       (uint64_t *)((char *)obs + limits[i].offset), path, obs->id, log);
 		if (r < 0)
 			return r;
 	}
 	r = read_file(fd, files, FILE_STAT, buf);
 	if (r < 0)
-		return read_failed(fs, path, obs->id, "memory.stat", r, err, err_size);
+		return read_failed(fs, path, obs->id, "memory.stat", r, log);
 	r = tierd_kparse_memstat(buf->data, buf->len, &obs->stat, &line);
-	if (r < 0) {
-		snprintf(err, err_size, "%s/memory.stat:%d: expected \"key value\"", path, line);
-		return r;
-	}
-	/* PSI may be compiled out or disabled (psi=0): optional. */
+	if (r < 0)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+				       "%s/memory.stat:%d: expected \"key value\"", path, line);
+	/* PSI may be compiled out or disabled (psi=0): optional, and its
+	 * absence not told every tick. */
 	r = read_file(fd, files, FILE_PRESSURE, buf);
 	if (r == 0) {
 		r = tierd_kparse_psi(buf->data, buf->len, &obs->pressure, &line);
-		if (r < 0 && r != -ENODATA) {
-			snprintf(err, err_size,
-				 "%s/memory.pressure:%d: expected \"some|full avg10=.. avg60=.. avg300=.. total=..\"",
-				 path, line);
-			return r;
-		}
+		if (r < 0 && r != -ENODATA)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+					       "%s/memory.pressure:%d: expected \"some|full avg10=.. avg60=.. avg300=.. total=..\"",
+					       path, line);
 		obs->has_pressure = r == 0;
-	} else if (read_failed(fs, path, obs->id, "memory.pressure", r, err, err_size) == -ENOENT) {
+	} else if (read_failed(fs, path, obs->id, "memory.pressure", r, NULL) == -ENOENT) {
 		return -ENOENT;
 	}
 	return 0;
@@ -458,17 +447,19 @@ static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
 
 int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-			struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
-			size_t err_size)
+			struct tierd_buf *buf, struct tierd_cgroup_files *files,
+			const struct tierd_logger *log)
 {
 	bool held = files && files->dir_fd >= 0;
-	int r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+	/* A failure with files held is read again afresh below: only that
+	 * second attempt is told. */
+	int r = read_cgroup(fs, path, topo, obs, buf, files, held ? NULL : log);
 
 	/* Files held from an earlier tick may be a removed cgroup's (ENODEV):
 	 * read once more with the path's files of now. */
 	if (r < 0 && held) {
 		tierd_cgroup_files_close(files);
-		r = read_cgroup(fs, path, topo, obs, buf, files, err, err_size);
+		r = read_cgroup(fs, path, topo, obs, buf, files, log);
 	}
 	return r;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "fsread.h"
+#include "log.h"
 #include "../policy/snapshot.h"
 
 struct tierd_cgroupfs {
@@ -19,8 +20,10 @@ struct tierd_cgroupfs {
 /* Finds the cgroup2 mount from root/proc/self/mountinfo and opens it.
  * Refuses a memory controller bound to cgroup v1 (-EMEDIUMTYPE), no cgroup2
  * mount (-ENOENT) and a cgroup2 root without the memory controller
- * (-ENOMEDIUM); err says what and how to fix it. */
-int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs, char *err, size_t err_size);
+ * (-ENOMEDIUM), telling log at debug level what and how to fix it
+ * (log.h). */
+int tierd_cgroupfs_open(const char *root, struct tierd_cgroupfs *fs,
+			const struct tierd_logger *log);
 void tierd_cgroupfs_close(struct tierd_cgroupfs *fs);
 
 struct tierd_cgroup_list {
@@ -66,11 +69,13 @@ void tierd_cgroup_files_close(struct tierd_cgroup_files *f);
  * .pressure of cgroup path into obs, through files when not NULL (opening
  * what is not open yet; a failed read closes them all and reads once more
  * afresh, so a cgroup removed and made again is read anew). Returns 0; -ENOENT when the cgroup
- * went away meanwhile (skip it); -EINVAL with err "file:line: ..." on a
- * malformed file; -ENOMEM; other -errno with err set. */
+ * went away meanwhile (skip it); -ENOMEDIUM when a memory file is missing
+ * from a cgroup that is there (the memory controller is not enabled for
+ * it); -EINVAL, told as "file:line: ...", on a malformed file; -ENOMEM;
+ * other -errno. Failures are told to log at debug level with the file. */
 int tierd_cgroupfs_read(const struct tierd_cgroupfs *fs, const char *path,
 			const struct tierd_topology *topo, struct tierd_cgroup_obs *obs,
-			struct tierd_buf *buf, struct tierd_cgroup_files *files, char *err,
-			size_t err_size);
+			struct tierd_buf *buf, struct tierd_cgroup_files *files,
+			const struct tierd_logger *log);
 
 #endif

@@ -131,7 +131,6 @@ static size_t files_to_hold(void)
 
 int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 {
-	char err[TIERD_ERR_MAX] = "";
 	struct tierd_log_keep keep;
 	int r;
 
@@ -157,7 +156,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 		d->opts.dry_run = true;
 
 	/* Refusing to start, tierd says why: a bad "tiers" override in
-	 * tierd.json is named, not only its errno. */
+	 * tierd.json or a cgroup v1 machine is named, not only its errno. */
 	r = tierd_topology_read(opts->root, &d->cfg, &d->topo, tierd_log_keep(&keep, &d->log));
 	if (r < 0) {
 		tierd_log(&d->log, TIERD_LOG_ERR, "cannot read the memory topology: %s",
@@ -165,9 +164,9 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 		return r;
 	}
 	warn_single_tier(d);
-	r = tierd_cgroupfs_open(opts->root, &d->fs, err, sizeof(err));
+	r = tierd_cgroupfs_open(opts->root, &d->fs, tierd_log_keep(&keep, &d->log));
 	if (r < 0) {
-		tierd_log(&d->log, TIERD_LOG_ERR, "%s", err);
+		tierd_log(&d->log, TIERD_LOG_ERR, "%s", tierd_log_kept(&keep, r));
 		return r;
 	}
 	r = load_policies(d, &d->cfg, &d->topo, &d->policies);

@@ -41,7 +41,7 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_lis
 	}
 	for (size_t i = 0; i < list.nr; i++) {
 		const struct tierd_policy *p, *other;
-		char err[TIERD_FILE_PATH_MAX] = "";
+		struct tierd_log_keep keep;
 
 		switch (tierd_policy_pick(set, list.paths[i], &p, &other)) {
 		case TIERD_PICK_NONE:
@@ -56,13 +56,15 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_lis
 		case TIERD_PICK_ONE:
 			break;
 		}
+		/* Why a cgroup cannot be read is told once, when it starts
+		 * (journal.h), with the file and line the reader named. */
 		r = tierd_cgroupfs_read(fs, list.paths[i], topo, &o.obs[o.nr], &buf,
-					files ? &files[i] : NULL, err, sizeof(err));
+					files ? &files[i] : NULL, tierd_log_keep(&keep, log));
 		if (r == -ENOMEM)
 			goto fail;
 		if (r == -ENOENT) {
 			tierd_log(log, TIERD_LOG_DEBUG, "cgroup %s went away while being read (%s), skipping",
-				  list.paths[i], err);
+				  list.paths[i], tierd_log_kept(&keep, r));
 			o.nr_vanished++;
 			continue;
 		}
@@ -75,7 +77,10 @@ int tierd_observe(const struct tierd_cgroupfs *fs, const struct tierd_cgroup_lis
 			}
 			o.errors = u;
 			u = &o.errors[o.nr_errors];
-			u->why = strdup(err);
+			if (asprintf(&u->why, "%s%s", tierd_log_kept(&keep, r),
+				     r == -ENOMEDIUM ? " (the memory controller is not enabled for it: add +memory to its parent's cgroup.subtree_control)"
+						     : "") < 0)
+				u->why = NULL;
 			u->path = strdup(list.paths[i]);
 			o.nr_errors++;
 			if (!u->why || !u->path) {

@@ -116,7 +116,7 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	static const char *const cgroups[NR_CG] = { DB, NGINX, SSH };
 	struct tierd_config cfg;
 	struct tierd_buf buf = { 0 };
-	char err[ERR_MAX] = "", cmd[TIERD_FILE_PATH_MAX];
+	char cmd[TIERD_FILE_PATH_MAX];
 	struct rig *r = calloc(1, sizeof(*r));
 	struct tierd_log_keep cap;
 	const struct tierd_logger *log = capture(&cap);
@@ -131,15 +131,15 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	reset_reclaim_files();
 	tierd_config_defaults(&cfg);
 	if (tierd_topology_read(r->machine, &cfg, &r->topo, log) < 0 ||
-	    tierd_cgroupfs_open(r->machine, &r->fs, err, sizeof(err)) < 0 ||
+	    tierd_cgroupfs_open(r->machine, &r->fs, log) < 0 ||
 	    tierd_ksettings_init(&r->ks, r->machine, log) < 0) {
-		fprintf(stderr, "rig: %s%s\n", err, cap.last);
+		fprintf(stderr, "rig: %s\n", cap.last);
 		abort();
 	}
 	for (size_t c = 0; c < NR_CG; c++) {
-		if (tierd_cgroupfs_read(&r->fs, cgroups[c], &r->topo, &r->obs[c], &buf, NULL, err,
-					sizeof(err)) < 0) {
-			fprintf(stderr, "rig: %s\n", err);
+		if (tierd_cgroupfs_read(&r->fs, cgroups[c], &r->topo, &r->obs[c], &buf, NULL,
+					log) < 0) {
+			fprintf(stderr, "rig: %s\n", cap.last);
 			abort();
 		}
 		r->cg[c] = (struct tierd_engine_cgroup){ .obs = &r->obs[c] };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "log_capture.h"
 #include "../controller/cgroup_watch.h"
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
@@ -919,7 +920,8 @@ static int unlink_in(const char *dir, const char *name)
  * (skipped), not an error; one with a malformed file names file and line. */
 static void test_cgroup_vanishes(void)
 {
-	char root[] = "/tmp/tierd-cg-XXXXXX", dir[600], err[600];
+	char root[] = "/tmp/tierd-cg-XXXXXX", dir[600];
+	struct tierd_log_keep cap;
 	struct tierd_cgroupfs fs;
 	struct tierd_cgroup_list list;
 	struct tierd_topology topo = { .nr_nodes = 1 };
@@ -940,7 +942,8 @@ static void test_cgroup_vanishes(void)
 	CHECK_EQ_INT(tierd_cgroupfs_list(&fs, &list), 0);
 	CHECK_EQ_INT(list.nr, 1);
 	CHECK_EQ_STR(list.paths[0], "/a.service");
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL,
+					 capture(&cap)), 0);
 	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
 	CHECK_EQ_U64(obs.file_bytes[0], 8192);
 	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
@@ -948,9 +951,10 @@ static void test_cgroup_vanishes(void)
 	CHECK(!obs.has_pressure);
 
 	write_file(dir, "memory.stat", "anon 4096\nfile x\n");
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, NULL, capture(&cap)),
 		     -EINVAL);
-	CHECK_EQ_STR(err, "/a.service/memory.stat:2: expected \"key value\"");
+	CHECK_EQ_STR(cap.last,
+		     "/a.service/memory.stat:2: expected \"key value\": Invalid argument");
 
 	/* Gone between listing and reading. */
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
@@ -958,7 +962,8 @@ static void test_cgroup_vanishes(void)
 	unlink_in(dir, "memory.numa_stat");
 	unlink_in(dir, "memory.stat");
 	rmdir(dir);
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, list.paths[0], &topo, &obs, &buf, NULL, err, sizeof(err)),
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, list.paths[0], &topo, &obs, &buf, NULL,
+					 capture(&cap)),
 		     -ENOENT);
 	tierd_cgroup_list_free(&list);
 	tierd_buf_free(&buf);
@@ -1040,7 +1045,8 @@ static void test_cgroup_files(void)
 {
 	static const char *const limits[] = { "memory.min", "memory.low", "memory.high",
 					      "memory.max" };
-	char root[] = "/tmp/tierd-cgf-XXXXXX", dir[64], err[600];
+	char root[] = "/tmp/tierd-cgf-XXXXXX", dir[64];
+	struct tierd_log_keep cap;
 	struct tierd_fd_pool pool = { .max = 3 };
 	struct tierd_topology topo = { .nr_nodes = 1 };
 	struct tierd_cgroup_files files;
@@ -1059,8 +1065,8 @@ static void test_cgroup_files(void)
 	write_file(dir, "memory.stat", "anon 4096\nfile 8192\n");
 	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
 	tierd_cgroup_files_init(&files, &pool);
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
-					 sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files,
+					 capture(&cap)), 0);
 	CHECK_EQ_U64(obs.current_bytes, 12288);
 	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
 	/* The directory, memory.numa_stat and memory.current fill the pool. */
@@ -1070,16 +1076,16 @@ static void test_cgroup_files(void)
 
 	write_file(dir, "memory.current", "8192\n");
 	write_file(dir, "memory.numa_stat", "anon N0=8192\nfile N0=8192\n");
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
-					 sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files,
+					 capture(&cap)), 0);
 	CHECK_EQ_U64(obs.current_bytes, 8192);
 	CHECK_EQ_U64(obs.anon_bytes[0], 8192);
 	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
 	CHECK_EQ_U64(pool.held, 3);
 	/* Room for all: every file there is held; memory.pressure is absent. */
 	pool.max = 16;
-	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files, err,
-					 sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files,
+					 capture(&cap)), 0);
 	CHECK_EQ_U64(pool.held, 8);
 	CHECK(!obs.has_pressure);
 	tierd_cgroup_files_close(&files);
