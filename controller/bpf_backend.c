@@ -42,18 +42,16 @@ static void describe_hooks(const struct tierd_bpf_hooks *h, char *buf, size_t si
 
 /* Slow tiers are sampled, the fastest is not: its pages need no promotion. */
 static int set_node_tiers(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
-			  char *err, size_t err_size)
+			  const struct tierd_logger *log)
 {
 	for (size_t i = 0; i < topo->nr_nodes; i++) {
 		const struct tierd_node *n = &topo->nodes[i];
 		uint32_t tier = n->tier > 0 ? (uint32_t)n->tier : TIERD_BPF_TIER_SKIP;
 		int r = tierd_bpf_sampler_set_node_tier(b->sampler, (uint32_t)n->nid, tier);
 
-		if (r < 0) {
-			snprintf(err, err_size, "node %d: setting its tier in the sampler: %s", n->nid,
-				 strerror(-r));
-			return r;
-		}
+		if (r < 0)
+			return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
+					       "node %d: setting its tier in the sampler", n->nid);
 	}
 	return 0;
 }
@@ -100,7 +98,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 			     const struct tierd_topology *topo, const struct tierd_logger *log)
 {
-	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX], err[TIERD_ERR_MAX] = "";
+	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX];
+	/* Room for the BTF file's path in the reason. */
+	char why[TIERD_FILE_PATH_MAX + TIERD_ERR_MAX];
 	struct tierd_bpf_hooks hooks;
 	int r;
 
@@ -110,22 +110,37 @@ void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 	libbpf_set_print(libbpf_print);
 	if (tierd_root_path(root, BTF_PATH, btf, sizeof(btf)) < 0 ||
 	    tierd_root_path(root, TRACEFS_PATH, tracefs, sizeof(tracefs)) < 0) {
-		snprintf(err, sizeof(err), "%s: path too long", root);
-		r = -ENAMETOOLONG;
+		snprintf(why, sizeof(why), "%s: %s", root, strerror(ENAMETOOLONG));
 		goto fail;
 	}
-	r = tierd_bpf_probe_hooks(btf, tracefs, &hooks, err, sizeof(err));
-	if (r < 0)
+	r = tierd_bpf_probe_hooks(btf, tracefs, &hooks, log);
+	if (r == -EOPNOTSUPP) {
+		snprintf(why, sizeof(why),
+			 "%s: no task_numa_fault hook (inlined, or another kernel version): hint faults cannot be sampled",
+			 btf);
 		goto fail;
-	r = tierd_bpf_sampler_new(&hooks, &b->sampler, err, sizeof(err));
-	if (r < 0)
+	}
+	if (r < 0) {
+		snprintf(why, sizeof(why),
+			 "%s: cannot read the kernel's BTF (%s); the BPF sampler needs a kernel built with CONFIG_DEBUG_INFO_BTF",
+			 btf, strerror(-r));
 		goto fail;
-	r = set_node_tiers(b, topo, err, sizeof(err));
-	if (r < 0)
+	}
+	r = tierd_bpf_sampler_new(&hooks, &b->sampler, log);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "loading the sampler: %s%s", strerror(-r),
+			 r == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or root)" : "");
 		goto fail;
+	}
+	r = set_node_tiers(b, topo, log);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "setting the nodes' tiers in the sampler: %s",
+			 strerror(-r));
+		goto fail;
+	}
 	r = alloc_buffers(b);
 	if (r < 0) {
-		snprintf(err, sizeof(err), "out of memory");
+		snprintf(why, sizeof(why), "its buffers: %s", strerror(-r));
 		goto fail;
 	}
 	describe_hooks(&hooks, b->state.hooks, sizeof(b->state.hooks));
@@ -137,9 +152,9 @@ void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 fail:
 	tierd_bpf_backend_stop(b);
 	b->log = log;
-	set_mode(b, TIERD_BPF_UNAVAILABLE, err);
+	set_mode(b, TIERD_BPF_UNAVAILABLE, why);
 	tierd_log_ev(log, TIERD_LOG_WARNING, "bpf-unavailable", NULL, NULL, -1, 0,
-			"BPF sampler not used: %s; promotion relies on DAMON alone", err);
+			"BPF sampler not used: %s; promotion relies on DAMON alone", why);
 }
 
 int tierd_bpf_backend_fd(const struct tierd_bpf_backend *b)

@@ -119,7 +119,7 @@ static bool has_tracepoint(const char *tracefs, const char *event)
 }
 
 int tierd_bpf_probe_hooks(const char *btf_path, const char *tracefs,
-			  struct tierd_bpf_hooks *ret, char *err, size_t err_size)
+			  struct tierd_bpf_hooks *ret, const struct tierd_logger *log)
 {
 	const char *path = btf_path ? btf_path : BTF_DEFAULT_PATH;
 	struct btf *btf;
@@ -129,10 +129,9 @@ int tierd_bpf_probe_hooks(const char *btf_path, const char *tracefs,
 		tracefs = TRACEFS_DEFAULT;
 	btf = btf_path ? btf__parse(btf_path, NULL) : btf__load_vmlinux_btf();
 	if (!btf) {
-		r = -errno;
-		snprintf(err, err_size,
-			 "%s: cannot read the kernel's BTF (%s); the BPF sampler needs a kernel "
-			 "built with CONFIG_DEBUG_INFO_BTF", path, strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -errno,
+				    "%s: cannot read the kernel's BTF; the BPF sampler needs a "
+				    "kernel built with CONFIG_DEBUG_INFO_BTF", path);
 		goto out;
 	}
 	*ret = (struct tierd_bpf_hooks){ .numa_fault = TIERD_BPF_ATTACH_NONE };
@@ -148,12 +147,10 @@ int tierd_bpf_probe_hooks(const char *btf_path, const char *tracefs,
 		ret->migrate = TIERD_BPF_ATTACH_TRACEPOINT;
 	if (has_proto(btf, "change_prot_numa", BTF_KIND_FUNC, CHANGE_PROT_NUMA_ARGS))
 		ret->numa_scan = TIERD_BPF_ATTACH_BTF;
-	if (ret->numa_fault == TIERD_BPF_ATTACH_NONE) {
-		r = -EOPNOTSUPP;
-		snprintf(err, err_size,
-			 "%s: no task_numa_fault(int, int, int, int) function (inlined, or another "
-			 "kernel version): hint faults cannot be sampled", path);
-	}
+	if (ret->numa_fault == TIERD_BPF_ATTACH_NONE)
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -EOPNOTSUPP,
+				    "%s: no task_numa_fault(int, int, int, int) function (inlined, "
+				    "or another kernel version): hint faults cannot be sampled", path);
 out:
 	btf__free(btf);
 	return r;
@@ -203,52 +200,49 @@ static int skip_all_nodes(struct tierd_bpf_sampler *s)
 }
 
 int tierd_bpf_sampler_new(const struct tierd_bpf_hooks *hooks, struct tierd_bpf_sampler **ret,
-			  char *err, size_t err_size)
+			  const struct tierd_logger *log)
 {
 	struct tierd_bpf_sampler *s;
 	int r;
 
-	if (hooks->numa_fault != TIERD_BPF_ATTACH_BTF) {
-		snprintf(err, err_size, "no hint-fault hook on this kernel (task_numa_fault)");
-		return -EOPNOTSUPP;
-	}
+	if (hooks->numa_fault != TIERD_BPF_ATTACH_BTF)
+		return tierd_log_errno(log, TIERD_LOG_DEBUG, -EOPNOTSUPP,
+				       "no hint-fault hook on this kernel (task_numa_fault)");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->hooks = *hooks;
 	s->nr_cpus = libbpf_num_possible_cpus();
 	if (s->nr_cpus <= 0) {
-		r = s->nr_cpus < 0 ? s->nr_cpus : -EINVAL;
-		snprintf(err, err_size, "/sys/devices/system/cpu/possible: %s", strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, s->nr_cpus < 0 ? s->nr_cpus : -EINVAL,
+				    "/sys/devices/system/cpu/possible");
 		goto fail;
 	}
 	s->skel = tierd_sampler_bpf__open();
 	if (!s->skel) {
-		r = -errno;
-		snprintf(err, err_size, "opening the BPF object: %s", strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "opening the BPF object");
 		goto fail;
 	}
 	choose_programs(s->skel, hooks);
 	r = tierd_sampler_bpf__load(s->skel);
 	if (r < 0) {
-		snprintf(err, err_size, "loading the BPF programs: %s%s", strerror(-r),
-			 r == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or root)" : "");
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "loading the BPF programs%s",
+				r == -EPERM ? " (needs CAP_BPF and CAP_PERFMON, or root)" : "");
 		goto fail;
 	}
 	r = skip_all_nodes(s);
 	if (r < 0) {
-		snprintf(err, err_size, "filling the node_tiers map: %s", strerror(-r));
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "filling the node_tiers map");
 		goto fail;
 	}
 	r = tierd_sampler_bpf__attach(s->skel);
 	if (r < 0) {
-		snprintf(err, err_size, "attaching the BPF programs: %s", strerror(-r));
+		tierd_log_errno(log, TIERD_LOG_DEBUG, r, "attaching the BPF programs");
 		goto fail;
 	}
 	s->ring = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), handle_record, s, NULL);
 	if (!s->ring) {
-		r = -errno;
-		snprintf(err, err_size, "ring buffer: %s", strerror(-r));
+		r = tierd_log_errno(log, TIERD_LOG_DEBUG, -errno, "ring buffer");
 		goto fail;
 	}
 	*ret = s;

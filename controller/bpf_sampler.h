@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "log.h"
 #include "../bpf/tierd_sampler.h"
 #include "../policy/hotness.h"
 
@@ -43,12 +44,13 @@ struct tierd_bpf_hooks {
 
 /* Probes the hooks in the BTF at btf_path (NULL: the running kernel's,
  * /sys/kernel/btf/vmlinux) and the tracepoints under tracefs (NULL:
- * /sys/kernel/tracing). Reads only; loads nothing. Returns 0, or -errno
- * with a message in err when the BTF cannot be read (-ENOENT: the kernel
- * has no CONFIG_DEBUG_INFO_BTF) or has no usable task_numa_fault
- * (-EOPNOTSUPP: not present, inlined, or another signature). */
+ * /sys/kernel/tracing). Reads only; loads nothing. Returns 0; -EOPNOTSUPP
+ * when the BTF has no usable task_numa_fault (not present, inlined, or
+ * another signature); another -errno when the BTF cannot be read (-ENOENT:
+ * the kernel has no CONFIG_DEBUG_INFO_BTF). Failures are told to log at
+ * debug level (log.h). */
 int tierd_bpf_probe_hooks(const char *btf_path, const char *tracefs,
-			  struct tierd_bpf_hooks *ret, char *err, size_t err_size);
+			  struct tierd_bpf_hooks *ret, const struct tierd_logger *log);
 
 /* Names of an attach kind and of the hooks, for status lines. */
 const char *tierd_bpf_attach_name(enum tierd_bpf_attach a);
@@ -56,11 +58,12 @@ const char *tierd_bpf_attach_name(enum tierd_bpf_attach a);
 struct tierd_bpf_sampler;
 
 /* Opens, loads and attaches the programs hooks allows, every node marked
- * TIERD_BPF_TIER_SKIP and no cgroup managed. Returns 0 and *ret, or -errno
- * with a message in err: -EPERM without the capability, -EOPNOTSUPP when
- * hooks has no hint-fault hook, or what libbpf returned. */
+ * TIERD_BPF_TIER_SKIP and no cgroup managed. Returns 0 and *ret, or -errno,
+ * told with the step that failed: -EPERM without the capability,
+ * -EOPNOTSUPP when hooks has no hint-fault hook, or what libbpf
+ * returned. */
 int tierd_bpf_sampler_new(const struct tierd_bpf_hooks *hooks, struct tierd_bpf_sampler **ret,
-			  char *err, size_t err_size);
+			  const struct tierd_logger *log);
 void tierd_bpf_sampler_free(struct tierd_bpf_sampler *s);
 
 /* The hooks the sampler was loaded with, for status lines. */

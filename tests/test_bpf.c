@@ -16,12 +16,12 @@
 
 #include "../controller/bpf_sampler.h"
 #include "check.h"
+#include "log_capture.h"
 #include "tierd_sampler.skel.h"
 #include "tmptree.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define PATH_MAX_TEST 256
 #define SEC_NS 1000000000ull
 #define INT_BYTES 4
@@ -274,7 +274,8 @@ static void write_btf(const char *path, int nr_fault_args, int nr_scan_args, boo
 
 static void test_probe(const char *root)
 {
-	char btf_path[PATH_MAX_TEST], tracefs[PATH_MAX_TEST], err[ERR_MAX] = "", want[ERR_MAX];
+	char btf_path[PATH_MAX_TEST], tracefs[PATH_MAX_TEST], want[TIERD_ERR_MAX];
+	struct tierd_log_keep cap;
 	struct tierd_bpf_hooks h;
 
 	tmptree_join(btf_path, sizeof(btf_path), root, "vmlinux");
@@ -282,7 +283,7 @@ static void test_probe(const char *root)
 
 	/* 6.12 as the VM has it: everything through BTF. */
 	write_btf(btf_path, 4, 3, true);
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, capture(&cap)), 0);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.fault_addr, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.migrate, TIERD_BPF_ATTACH_BTF);
@@ -292,7 +293,7 @@ static void test_probe(const char *root)
 	 * change_prot_numa inlined away: no intervals, still a sampler. */
 	write_btf(btf_path, 4, 0, false);
 	tmptree_put(tracefs, "events/migrate/mm_migrate_pages/id", "1234\n");
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, capture(&cap)), 0);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
 	CHECK_EQ_INT(h.fault_addr, TIERD_BPF_ATTACH_NONE);
 	CHECK_EQ_INT(h.migrate, TIERD_BPF_ATTACH_TRACEPOINT);
@@ -302,33 +303,35 @@ static void test_probe(const char *root)
 
 	/* change_prot_numa with another signature is not attached. */
 	write_btf(btf_path, 4, 4, true);
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, capture(&cap)), 0);
 	CHECK_EQ_INT(h.numa_scan, TIERD_BPF_ATTACH_NONE);
 
 	/* task_numa_fault with another signature is not attached. */
 	write_btf(btf_path, 3, 3, true);
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), -EOPNOTSUPP);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, capture(&cap)), -EOPNOTSUPP);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_NONE);
 	snprintf(want, sizeof(want),
 		 "%s: no task_numa_fault(int, int, int, int) function (inlined, or another "
-		 "kernel version): hint faults cannot be sampled", btf_path);
-	CHECK_EQ_STR(err, want);
+		 "kernel version): hint faults cannot be sampled: %s", btf_path,
+		 strerror(EOPNOTSUPP));
+	CHECK_EQ_STR(cap.last, want);
 
 	/* No BTF at all. */
 	tmptree_rm(root, "vmlinux");
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, err, sizeof(err)), -ENOENT);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(btf_path, tracefs, &h, capture(&cap)), -ENOENT);
 	snprintf(want, sizeof(want),
-		 "%s: cannot read the kernel's BTF (No such file or directory); the BPF sampler "
-		 "needs a kernel built with CONFIG_DEBUG_INFO_BTF", btf_path);
-	CHECK_EQ_STR(err, want);
+		 "%s: cannot read the kernel's BTF; the BPF sampler needs a kernel built with "
+		 "CONFIG_DEBUG_INFO_BTF: No such file or directory", btf_path);
+	CHECK_EQ_STR(cap.last, want);
 
 	/* The loader refuses hooks without a hint-fault source before any load. */
 	{
 		struct tierd_bpf_sampler *s = NULL;
 
-		CHECK_EQ_INT(tierd_bpf_sampler_new(&h, &s, err, sizeof(err)), -EOPNOTSUPP);
+		CHECK_EQ_INT(tierd_bpf_sampler_new(&h, &s, capture(&cap)), -EOPNOTSUPP);
 		CHECK(s == NULL);
-		CHECK_EQ_STR(err, "no hint-fault hook on this kernel (task_numa_fault)");
+		CHECK_EQ_STR(cap.last,
+			     "no hint-fault hook on this kernel (task_numa_fault): Operation not supported");
 	}
 }
 
@@ -337,13 +340,12 @@ static void test_probe(const char *root)
 static void test_probe_running_kernel(void)
 {
 	struct tierd_bpf_hooks h;
-	char err[512] = "";
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		SKIP("this kernel has no /sys/kernel/btf/vmlinux");
 		return;
 	}
-	CHECK_EQ_INT(tierd_bpf_probe_hooks(NULL, NULL, &h, err, sizeof(err)), 0);
+	CHECK_EQ_INT(tierd_bpf_probe_hooks(NULL, NULL, &h, NULL), 0);
 	CHECK_EQ_INT(h.numa_fault, TIERD_BPF_ATTACH_BTF);
 	printf("NOTE: this machine's kernel: numa_fault=%s fault_addr=%s numa_scan=%s migrate=%s\n",
 	       tierd_bpf_attach_name(h.numa_fault), tierd_bpf_attach_name(h.fault_addr),

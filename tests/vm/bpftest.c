@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,6 @@
 
 #include "../../controller/bpf_sampler.h"
 
-#define ERR_MAX 512
 #define MS_PER_SEC 1000
 #define USEC_PER_SEC 1000000
 #define NS_PER_USEC 1000
@@ -55,6 +55,28 @@ struct phase {
 	uint64_t pages[MAX_PAGES]; /* distinct page addresses, unsorted */
 	uint64_t intervals[MAX_INTERVALS]; /* microseconds, unsorted */
 };
+
+/* The last failure the sampler told, for the RESULT load line. */
+static char told[TIERD_ERR_MAX];
+
+/* The one logging call bpf_sampler.c makes. The initramfs programs are
+ * static and libsystemd has no static library, so log.c is not linked:
+ * the message is kept here instead. */
+int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (!log || level > log->level)
+		return r;
+	va_start(ap, fmt);
+	vsnprintf(told, sizeof(told), fmt, ap);
+	va_end(ap);
+	n = strlen(told);
+	snprintf(told + n, sizeof(told) - n, ": %s", strerror(-r));
+	return r;
+}
 
 struct opts {
 	const char *cgroup;
@@ -261,7 +283,7 @@ int main(int argc, char **argv)
 	struct tierd_bpf_sampler *s = NULL;
 	struct phase *phase = NULL;
 	struct tierd_bpf_hooks hooks;
-	char err[ERR_MAX] = "";
+	const struct tierd_logger log = { .level = TIERD_LOG_DEBUG };
 	struct stat st;
 	uint32_t v, node;
 	char *colon;
@@ -327,13 +349,13 @@ int main(int argc, char **argv)
 		return 1;
 	phase->managed_id = st.st_ino;
 
-	r = tierd_bpf_probe_hooks(NULL, NULL, &hooks, err, sizeof(err));
+	r = tierd_bpf_probe_hooks(NULL, NULL, &hooks, &log);
 	printf("RESULT hooks numa_fault=%s fault_addr=%s migrate=%s numa_scan=%s\n",
 	       tierd_bpf_attach_name(hooks.numa_fault), tierd_bpf_attach_name(hooks.fault_addr),
 	       tierd_bpf_attach_name(hooks.migrate), tierd_bpf_attach_name(hooks.numa_scan));
 	if (r == 0)
-		r = tierd_bpf_sampler_new(&hooks, &s, err, sizeof(err));
-	printf("RESULT load %d %s\n", r, r < 0 ? err : "ok");
+		r = tierd_bpf_sampler_new(&hooks, &s, &log);
+	printf("RESULT load %d %s\n", r, r < 0 ? told : "ok");
 	if (r < 0)
 		goto out;
 	printf("RESULT loaded_numa_scan %s\n",
