@@ -98,9 +98,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 			     const struct tierd_topology *topo, const struct tierd_logger *log)
 {
-	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX];
-	/* Room for the BTF file's path in the reason. */
-	char why[TIERD_FILE_PATH_MAX + TIERD_ERR_MAX];
+	char btf[TIERD_FILE_PATH_MAX], tracefs[TIERD_FILE_PATH_MAX], why[TIERD_ERR_MAX];
 	struct tierd_bpf_hooks hooks;
 	int r;
 

@@ -91,8 +91,7 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries, uint64_t now_usec,
 			   const struct tierd_logger *log)
 {
-	/* Room for the admin directory's path in the reason. */
-	char why[TIERD_FILE_PATH_MAX + TIERD_ERR_MAX];
+	char why[TIERD_ERR_MAX];
 	int r = 0;
 
 	/* A failed start whose clean-up failed too (sysfs busy: seen on 6.12)

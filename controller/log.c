@@ -14,7 +14,6 @@
 
 /* Message, priority, syslog identifier, event fields. */
 #define LOG_MAX_FIELDS 16
-#define LOG_MSG_MAX 1024
 /* Event field buffers: the "KEY=" prefix and the longest value. */
 #define EVENT_FIELD_MAX 64
 #define CGROUP_FIELD_MAX (TIERD_CGROUP_PATH_MAX + sizeof("TIERD_CGROUP="))
@@ -77,7 +76,7 @@ static const char *level_name(enum tierd_log_level level)
 void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level,
 		      const char *const *fields, size_t nr_fields, const char *fmt, ...)
 {
-	char msg[LOG_MSG_MAX], message[LOG_MSG_MAX + sizeof("MESSAGE=")], prio[16];
+	char msg[TIERD_ERR_MAX], message[TIERD_ERR_MAX + sizeof("MESSAGE=")], prio[16];
 	struct iovec iov[LOG_MAX_FIELDS];
 	size_t n = 0;
 	va_list ap;
@@ -112,7 +111,7 @@ void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
 		     const struct tierd_event *ev, const char *fmt, ...)
 {
 	char f_event[EVENT_FIELD_MAX], f_cgroup[CGROUP_FIELD_MAX], f_policy[POLICY_FIELD_MAX],
-		f_tier[NUM_FIELD_MAX], f_bytes[NUM_FIELD_MAX], msg[LOG_MSG_MAX];
+		f_tier[NUM_FIELD_MAX], f_bytes[NUM_FIELD_MAX], msg[TIERD_ERR_MAX];
 	const char *fields[5];
 	size_t n = 0;
 	va_list ap;
@@ -146,7 +145,7 @@ void tierd_log_event(const struct tierd_logger *log, enum tierd_log_level level,
 int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, int r,
 		    const char *fmt, ...)
 {
-	char msg[LOG_MSG_MAX];
+	char msg[TIERD_ERR_MAX];
 	va_list ap;
 
 	if (!log || level > log->level)

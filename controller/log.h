@@ -47,8 +47,8 @@ void tierd_log_fields(const struct tierd_logger *log, enum tierd_log_level level
 
 #define tierd_log(log, level, ...) tierd_log_fields(log, level, NULL, 0, __VA_ARGS__)
 
-/* Room for one error message with its cause ("path: what went wrong"). */
-#define TIERD_ERR_MAX 1024
+/* Room for one message: a path and what went wrong with it. */
+#define TIERD_ERR_MAX (TIERD_FILE_PATH_MAX + 1024)
 
 /* Logs "message: strerror(-r)" and returns r (a negative errno), so an
  * error is told and passed on in one statement, as systemd's

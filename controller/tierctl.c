@@ -182,7 +182,7 @@ static int cmd_status(const struct ctl *c)
 {
 	struct tierd_report rep;
 	struct tierd_buf b = { 0 };
-	char err[512] = "";
+	char err[TIERD_ERR_MAX] = "";
 	int r;
 
 	if (c->live) {

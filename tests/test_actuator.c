@@ -26,7 +26,6 @@
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define FIXTURE "tests/fixtures/four-tier" /* tests run from the repository root */
 #define MACHINE "/m" /* the fixture's copy under root, the machine tierd acts on */
 #define MIB (1024ull * 1024)

@@ -15,7 +15,6 @@
 
 TIERD_TEST_MAIN_COUNTS;
 
-#define ERR_MAX 1024
 #define MIB (1024ull * 1024)
 #define GIB (1024 * MIB)
 #define P(n) ((uint64_t)(n) * TIERD_PAGE_BYTES)
@@ -42,7 +41,7 @@ static void make_topology(struct tierd_topology *topo, const struct node_def *no
 			  size_t nr_tiers)
 {
 	struct tierd_nodeset sets[TIERD_MAX_TIERS];
-	char err[ERR_MAX];
+	char err[TIERD_ERR_MAX];
 
 	memset(topo, 0, sizeof(*topo));
 	for (size_t t = 0; t < nr_tiers; t++)
