@@ -6,7 +6,8 @@
  * code that meets an error logs what it knows (which file, which line) at
  * debug level and returns the errno in one statement, with
  * tierd_log_errno; the code that handles it logs the consequence at its
- * own level, naming what it knows and strerror(-r). */
+ * own level, naming what it knows and strerror(-r). A function that can
+ * fail takes the logger as its last parameter. */
 #ifndef TIERD_LOG_H
 #define TIERD_LOG_H
 
@@ -58,8 +59,9 @@ int tierd_log_errno(const struct tierd_logger *log, enum tierd_log_level level, 
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Keeps the last message logged through it, for a handler whose own
- * message must carry the cause as the code that met it worded it: the
- * answer tierctl prints, or a failure met every tick and told once. */
+ * message must carry the cause as the code that met it worded it: an
+ * answer someone waits for (tierd refusing to start or to reload,
+ * tierctl), or a failure met every tick and told once. */
 struct tierd_log_keep {
 	struct tierd_logger log;
 	const struct tierd_logger *to; /* where messages also go; NULL: nowhere */
