@@ -823,6 +823,46 @@ static void test_ratio(void)
 	CHECK_EQ_INT(specs[3].read_ns, TIERSIM_LAT_REMOTE_PMEM_NS);
 }
 
+/* graph's clusters move by at most half a cluster either way each
+ * iteration, wrapping around among the starts that fit (a move of half to
+ * one and a half clusters forward, as the wrap once made it, leaves most
+ * of the hot set behind each iteration). */
+static void test_graph_moves(void)
+{
+	struct tiersim_run_config cfg;
+	struct tiersim_workload *w = NULL;
+	struct tiersim_access a;
+	uint64_t before[16], starts, half;
+	size_t moved = 0;
+	char err[256];
+
+	small(&cfg, TIERSIM_WL_GRAPH, 3);
+	cfg.workload.duration_usec = 4 * TIERSIM_GRAPH_ITERATION_USEC;
+	CHECK_EQ_INT(tiersim_workload_new(&cfg.workload, &w, err, sizeof(err)), 0);
+	if (!w)
+		return;
+	starts = w->pages[0] - w->cluster_pages;
+	half = w->cluster_pages / 2;
+	CHECK(w->nr_clusters <= 16);
+	for (uint64_t it = 1; it < 4; it++) {
+		memcpy(before, w->cluster_start, sizeof(before));
+		while (tiersim_workload_next(w, it * TIERSIM_GRAPH_ITERATION_USEC + 1, &a) == 1)
+			;
+		CHECK_EQ_U64(w->phase, it);
+		for (size_t i = 0; i < w->nr_clusters; i++) {
+			uint64_t fwd = (w->cluster_start[i] + starts - before[i]) % starts;
+			uint64_t dist = fwd < starts - fwd ? fwd : starts - fwd;
+
+			CHECK(w->cluster_start[i] < starts);
+			CHECK(dist <= half);
+			moved += dist > 0;
+		}
+	}
+	/* Not every cluster stands still (a step is random). */
+	CHECK(moved > w->nr_clusters);
+	tiersim_workload_free(w);
+}
+
 int main(void)
 {
 	test_ratio();
@@ -834,6 +874,7 @@ int main(void)
 	test_budget_full_scale();
 	test_determinism();
 	test_trace();
+	test_graph_moves();
 	test_hmmv_sampling();
 	test_dirty_bit();
 	return tierd_test_finish();

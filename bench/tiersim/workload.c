@@ -55,12 +55,11 @@
 #define BURST_BURST_WRITE_PMY 6000u
 #define BURST_OTHER_WRITE_PMY 3000u
 /* graph: 8 clusters of 1/64 each (1/8 hot), 85% of accesses to them, each
- * cluster moves by up to half its size every 6 s iteration (ten iterations
- * in a default run; Graph500 runs 64 traversals in Mole §6.2). */
+ * cluster moves by up to half its size either way every iteration (twenty
+ * in a default 120 s run; Graph500 runs 64 traversals in Mole §6.2). */
 #define GRAPH_CLUSTERS 8u
 #define GRAPH_CLUSTER_DIV 64u
 #define GRAPH_HOT_PMY 8500u
-#define GRAPH_ITERATION_USEC (6 * USEC_PER_SEC)
 #define GRAPH_WRITE_PMY 1000u
 /* multi-tenant: HMM-V §5 runs four VMs; here their hot sets are 1/3, 1/6,
  * 1/12 and 1/24 of their own memory, so at 1:1:2:2 (tier 0 = 1/6 of the
@@ -178,14 +177,18 @@ out:
 
 static void graph_move_clusters(struct tiersim_workload *w)
 {
-	uint64_t n = w->pages[0];
+	/* A cluster starts in [0, starts) so that it fits in the space. */
+	uint64_t starts = w->pages[0] - w->cluster_pages;
+	uint64_t half = w->cluster_pages / 2;
 
 	for (size_t i = 0; i < w->nr_clusters; i++) {
-		uint64_t step = tiersim_rng_below(&w->rng, w->cluster_pages + 1);
+		uint64_t step = tiersim_rng_below(&w->rng, 2 * half + 1);
 
-		/* By up to half a cluster either way, wrapping around. */
-		w->cluster_start[i] = (w->cluster_start[i] + n + step - w->cluster_pages / 2) %
-				      (n - w->cluster_pages);
+		/* By up to half a cluster either way, wrapping around among
+		 * the starts (adding `starts`, not the space's size, keeps the
+		 * sum non-negative without moving it). */
+		w->cluster_start[i] = (w->cluster_start[i] + starts + step - half) %
+				      starts;
 	}
 }
 
@@ -402,7 +405,7 @@ int tiersim_workload_next(struct tiersim_workload *w, uint64_t until_usec,
 		alloc_burst_next(w, t, a);
 		break;
 	case TIERSIM_WL_GRAPH: {
-		uint64_t iteration = t / GRAPH_ITERATION_USEC;
+		uint64_t iteration = t / TIERSIM_GRAPH_ITERATION_USEC;
 
 		while (w->phase < iteration) {
 			w->phase++;

@@ -63,6 +63,9 @@ struct tiersim_access {
 	bool write;
 };
 
+/* graph: one Graph500 iteration (workload.c). */
+#define TIERSIM_GRAPH_ITERATION_USEC (6 * 1000000ull)
+
 struct tiersim_workload {
 	enum tiersim_workload_kind kind;
 	size_t nr_cgroups;
@@ -85,7 +88,7 @@ struct tiersim_workload {
 	uint32_t *alias;
 	uint32_t *rank_page;
 
-	/* graph: clusters. */
+	/* graph: clusters, moved every TIERSIM_GRAPH_ITERATION_USEC. */
 	size_t nr_clusters;
 	uint64_t cluster_start[16], cluster_pages;
 
