@@ -798,6 +798,11 @@ int tierd_damon_stop(struct tierd_damon *d, const struct tierd_logger *log)
 			if (r2 < 0 && r2 != -EINVAL && r == 0)
 				r = r2;
 		}
+		/* A kdamond an "off" did not reach still runs: the next stop
+		 * must turn it off again, and removing the kdamonds now would
+		 * only meet -EBUSY (on 6.12 it kept DAMON from ever starting). */
+		if (r < 0)
+			return r;
 		d->running = false;
 		memset(d->pid, 0, sizeof(d->pid));
 	}

@@ -169,7 +169,9 @@ int tierd_damon_read_tried_regions(struct tierd_damon *d, size_t ctx, size_t sch
 				   const struct tierd_logger *log);
 
 /* Turns our kdamonds off and sets nr_kdamonds back to 0 when it still holds
- * only ours. Returns 0 or the first -errno. */
+ * only ours. Returns 0 or the first -errno; when an "off" failed, nothing
+ * is removed and d still counts its kdamonds as running, for the next
+ * stop to turn off. */
 int tierd_damon_stop(struct tierd_damon *d, const struct tierd_logger *log);
 
 /* Takes back the kdamonds a dead tierd left running: each claimed kdamond

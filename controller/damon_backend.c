@@ -91,19 +91,22 @@ static int read_layout(const char *root, const struct tierd_topology *topo,
 static void start_kdamonds(struct tierd_damon_backend *b, unsigned busy_retries, uint64_t now_usec,
 			   const struct tierd_logger *log)
 {
+	struct tierd_log_keep keep;
 	char why[TIERD_ERR_MAX];
 	int r = 0;
 
 	/* A failed start whose clean-up failed too (sysfs busy: seen on 6.12)
-	 * left tierd's own kdamonds behind: removed first, or this start would
-	 * take them for someone else's and give DAMON up for good. */
-	if (b->kd.nr_kdamonds && !b->kd.running && tierd_damon_stop(&b->kd, log) < 0)
+	 * left tierd's own kdamonds behind, some perhaps still on: removed
+	 * first, or this start would take them for someone else's and give
+	 * DAMON up for good. The retry's warning says which write failed. */
+	if (b->kd.nr_kdamonds && tierd_damon_stop(&b->kd, tierd_log_keep(&keep, log)) < 0)
 		r = -EAGAIN;
 	if (r == 0)
-		r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd, log);
+		r = tierd_damon_start(b->root, b->spec, busy_retries, &b->kd,
+				      tierd_log_keep(&keep, log));
 	b->start_pending = r == -EAGAIN;
 	if (r == -EBUSY || r == -EAGAIN)
-		snprintf(why, sizeof(why), "kdamonds not started: %s", strerror(-r));
+		snprintf(why, sizeof(why), "kdamonds not started: %s", tierd_log_kept(&keep, r));
 	if (r == -EBUSY && b->kd.nr_foreign)
 		snprintf(why, sizeof(why),
 			 "%s/kdamonds/nr_kdamonds is %" PRIu64 ": DAMON is in use by someone else; tierd leaves those kdamonds alone and runs without DAMON",

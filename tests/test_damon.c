@@ -711,7 +711,40 @@ static void test_commit_ctx(const char *root)
 /* A start whose clean-up failed too (DAMON sysfs busy: seen on 6.12 in the
  * pool scenario) leaves tierd's kdamond behind, off; the retry removes it
  * first, where it used to call it someone else's and give DAMON up. */
-static void test_retry_after_failed_cleanup(const char *root)
+/* A stop whose "off" did not reach a kdamond leaves it counted as running
+ * and removes nothing; the next stop turns it off (6.12: forgetting it
+ * made every later nr_kdamonds write -EBUSY, and DAMON never started). */
+static void test_stop_after_failed_off(const char *root)
+{
+	char path[TIERD_FILE_PATH_MAX];
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	struct tierd_log_keep cap;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), 0);
+	snprintf(path, sizeof(path), "%s/kdamonds/0/state", admin);
+	CHECK_EQ_INT(unlink(path), 0);
+	CHECK_EQ_INT(mkdir(path, 0700), 0);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), -EISDIR);
+	CHECK(strstr(cap.last, "writing \"off\" to ") != NULL);
+	CHECK(d.running);
+	CHECK_EQ_U64(d.nr_kdamonds, 1);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "1");
+	CHECK_EQ_INT(rmdir(path), 0);
+	tmptree_put(admin, "kdamonds/0/state", "on\n");
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+	CHECK(!d.running);
+	CHECK_EQ_U64(d.nr_kdamonds, 0);
+}
+
+/* still_on: the failed clean-up left the kdamond on and counted running. */
+static void test_retry_after_failed_cleanup(const char *root, bool still_on)
 {
 	struct tierd_damon_backend b = { 0 };
 	struct tierd_migration_stats stats = { 0 };
@@ -731,6 +764,9 @@ static void test_retry_after_failed_cleanup(const char *root)
 	snprintf(b.root, sizeof(b.root), "%s", root);
 	snprintf(b.kd.admin, sizeof(b.kd.admin), "%s", admin);
 	b.kd.nr_kdamonds = 1;
+	b.kd.running = still_on;
+	if (still_on)
+		tmptree_put(admin, "kdamonds/0/state", "on\n");
 	b.state.damon = TIERD_DAMON_FAILED;
 	b.start_pending = true;
 	tierd_damon_backend_collect(&b, 1, &stats, moved, &log);
@@ -757,7 +793,9 @@ int main(void)
 	test_split_filters(root);
 	test_stats_and_state(root);
 	test_commit_ctx(root);
-	test_retry_after_failed_cleanup(root);
+	test_stop_after_failed_off(root);
+	test_retry_after_failed_cleanup(root, false);
+	test_retry_after_failed_cleanup(root, true);
 	tmptree_rm(root, "");
 	return tierd_test_finish();
 }
