@@ -161,6 +161,9 @@ STRATEGY_TESTS := $(patsubst tests/%.c,$(BUILD)/test/%,$(wildcard tests/test_str
 $(SIM_TESTS): TEST_LINK = $(SIM_SAN_OBJ) $(CORE_SAN_LIB) -lm
 $(STRATEGY_TESTS): TEST_LINK = $(CONFIG_SAN_OBJ) $(CORE_SAN_LIB) $(shell $(PKG_CONFIG) --libs json-c) -lm
 $(filter-out $(SIM_TESTS) $(STRATEGY_TESTS),$(TEST_BIN)): TEST_LINK = $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB) $(PKG_LIBS) -lm
+# test_damon injects the kernel errors no plain file gives (-EBUSY reads,
+# -EPERM writes) by wrapping damon.c's calls.
+$(BUILD)/test/test_damon: TEST_LINK += -Wl,--wrap=tierd_read_at -Wl,--wrap=write
 
 $(BUILD)/test/%: tests/%.c $(SHELL_SAN_OBJ) $(SIM_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)

@@ -26,7 +26,7 @@
 struct dio {
 	const char *admin;
 	const struct tierd_logger *log;
-	unsigned busy_retries; /* -EBUSY writes retried this many times */
+	unsigned busy_retries; /* -EBUSY reads and writes retried this many times */
 };
 
 const char *tierd_damon_action_name(enum tierd_damon_action action)
@@ -134,11 +134,20 @@ static const char *ints(char buf[NUM_MAX], long long v)
 	return buf;
 }
 
-/* Reads a one-line file, trailing newline removed. */
+/* Reads a one-line file, trailing newline removed, retrying -EBUSY like
+ * write_file: 6.12's state and pid files take DAMON's sysfs lock with
+ * mutex_trylock too, and a running kdamond takes that lock every sample
+ * interval (docs/kernel.md §1.1). */
 static int read_line(const struct dio *io, const char *path, struct tierd_buf *b)
 {
-	int r = tierd_read_at(AT_FDCWD, path, b);
+	int r;
 
+	for (unsigned attempt = 0;; attempt++) {
+		r = tierd_read_at(AT_FDCWD, path, b);
+		if ((r != -EBUSY && r != -EINTR) || attempt == io->busy_retries)
+			break;
+		busy_wait();
+	}
 	if (r < 0)
 		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "%s", path);
 	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
@@ -186,17 +195,21 @@ static int read_nr_kdamonds(const struct dio *io, uint64_t *nr)
 	return r < 0 ? r : read_u64(io, path, nr);
 }
 
-/* Sends a state command to kdamond k; when want_on, re-reads state and
- * fails with -EIO unless it says "on" (the 6.12 commit trap). */
-static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_on)
+/* Sends a state command to kdamond k; *sent tells whether the write went
+ * through. When want_on, re-reads state and fails with -EIO unless it says
+ * "on" (the 6.12 commit trap). */
+static int state_cmd_sent(const struct dio *io, size_t k, const char *cmd, bool want_on,
+			  bool *sent)
 {
 	char path[TIERD_FILE_PATH_MAX];
 	struct tierd_buf b = { 0 };
 	int r;
 
+	*sent = false;
 	r = pathf(io, path, sizeof(path), "kdamonds/%zu/state", k);
 	if (r == 0)
 		r = write_file(io, path, cmd);
+	*sent = r == 0;
 	if (r < 0 || !want_on)
 		return r;
 	r = read_line(io, path, &b);
@@ -206,6 +219,13 @@ static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_
 				    path, b.data, cmd);
 	tierd_buf_free(&b);
 	return r;
+}
+
+static int state_cmd(const struct dio *io, size_t k, const char *cmd, bool want_on)
+{
+	bool sent;
+
+	return state_cmd_sent(io, k, cmd, want_on, &sent);
 }
 
 /* kdamonds/K/pid: the kdamond thread's pid, -1 while it is off. */
@@ -234,12 +254,18 @@ out:
 	return r;
 }
 
-/* Turns kdamond k on and keeps its pid (0 when it cannot be read). */
+/* Turns kdamond k on and keeps its pid (0 when it cannot be read). Once
+ * the "on" went through, d counts as running even if what follows fails:
+ * a kdamond may run, and only a stop that turns it off can remove it (a
+ * forgotten one kept 6.12's nr_kdamonds busy, and DAMON from starting). */
 static int turn_on(struct tierd_damon *d, const struct dio *io, size_t k)
 {
 	const struct dio quiet = { io->admin, NULL, io->busy_retries };
-	int r = state_cmd(io, k, "on", true);
+	bool sent;
+	int r = state_cmd_sent(io, k, "on", true, &sent);
 
+	if (sent)
+		d->running = true;
 	d->pid[k] = 0;
 	if (r == 0 && read_pid(&quiet, k, &d->pid[k]) < 0)
 		d->pid[k] = 0;
@@ -555,11 +581,8 @@ int tierd_damon_start(const char *root, const struct tierd_damon_spec *spec, uns
 		r = putf(&io, u64s(v, 1), "kdamonds/%zu/contexts/nr_contexts", k);
 	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
 		r = write_context(&io, k, &spec->contexts[k]);
-	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++) {
+	for (size_t k = 0; r == 0 && k < spec->nr_contexts; k++)
 		r = turn_on(d, &io, k);
-		if (r == 0)
-			d->running = true;
-	}
 	/* Busy past the retries (seen on 6.12 while another kdamond starts):
 	 * worth trying again later, unlike someone else's kdamonds. */
 	if (r == -EBUSY)
@@ -793,9 +816,10 @@ int tierd_damon_stop(struct tierd_damon *d, const struct tierd_logger *log)
 	if (d->running) {
 		for (size_t k = 0; k < d->nr_kdamonds; k++) {
 			r2 = state_cmd(&io, k, "off", false);
-			/* -EINVAL: that kdamond was not running (never started,
-			 * or stopped by a rejected commit). */
-			if (r2 < 0 && r2 != -EINVAL && r == 0)
+			/* That kdamond was not running: -EINVAL when it was
+			 * never turned on, -EPERM when its thread ended (a
+			 * rejected commit or input). */
+			if (r2 < 0 && r2 != -EINVAL && r2 != -EPERM && r == 0)
 				r = r2;
 		}
 		/* A kdamond an "off" did not reach still runs: the next stop

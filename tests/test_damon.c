@@ -4,6 +4,7 @@
  * kernel would have after tierd's nr_* writes, and a state file simply holds
  * the last command written (after "on" it reads "on", as the kernel's does). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,72 @@ TIERD_TEST_MAIN_COUNTS;
 #define NUM_MAX 32 /* a decimal uint64_t, newline and NUL */
 
 static char admin[ADMIN_MAX];
+
+/* A kernel error that no plain file gives, injected by this test alone: the
+ * Makefile links it with --wrap=tierd_read_at and --wrap=write, so damon.c's
+ * reads and writes of a path ending in `suffix` (writes: only of `value`)
+ * fail with err, `left` more times. */
+static struct {
+	const char *suffix;
+	const char *value;
+	int err;
+	unsigned left;
+} fault;
+
+static void inject(const char *suffix, const char *value, int err, unsigned times)
+{
+	fault.suffix = suffix;
+	fault.value = value;
+	fault.err = err;
+	fault.left = times;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return m <= n && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Takes one injected failure if name (value: written, or NULL) matches. */
+static bool take_fault(const char *name, const void *value, size_t len)
+{
+	if (!fault.left || !ends_with(name, fault.suffix))
+		return false;
+	if (fault.value && (!value || len != strlen(fault.value) ||
+			    memcmp(value, fault.value, len) != 0))
+		return false;
+	fault.left--;
+	return true;
+}
+
+int __real_tierd_read_at(int dirfd, const char *name, struct tierd_buf *b);
+int __wrap_tierd_read_at(int dirfd, const char *name, struct tierd_buf *b);
+int __wrap_tierd_read_at(int dirfd, const char *name, struct tierd_buf *b)
+{
+	if (!fault.value && take_fault(name, NULL, 0))
+		return -fault.err;
+	return __real_tierd_read_at(dirfd, name, b);
+}
+
+ssize_t __real_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len);
+ssize_t __wrap_write(int fd, const void *buf, size_t len)
+{
+	char link[NUM_MAX + sizeof("/proc/self/fd/")], name[REL_MAX];
+	ssize_t n;
+
+	if (fault.left && fault.value) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, name, sizeof(name) - 1);
+		name[n < 0 ? 0 : n] = '\0';
+		if (take_fault(name, buf, len)) {
+			errno = fault.err;
+			return -1;
+		}
+	}
+	return __real_write(fd, buf, len);
+}
 
 static void putf(const char *fmt, size_t a, size_t b, const char *text)
 {
@@ -122,6 +189,7 @@ static void fake_stats(size_t k, size_t s, uint64_t base)
 static void fake_tree(const char *root, const char *nr_kdamonds)
 {
 	tmptree_rm(root, "/sys");
+	fault.left = 0;
 	snprintf(admin, sizeof(admin), "%s%s", root, TIERD_DAMON_ADMIN);
 	tmptree_put(admin, "kdamonds/nr_kdamonds", nr_kdamonds);
 }
@@ -743,6 +811,80 @@ static void test_stop_after_failed_off(const char *root)
 	CHECK_EQ_U64(d.nr_kdamonds, 0);
 }
 
+/* 6.12.y: reading `state` (and `pid`) right after "on" can fail -EBUSY
+ * while the new kdamond holds DAMON's sysfs lock. The read is retried like a
+ * busy write, and the start succeeds. */
+static void test_busy_state_read(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	struct tierd_log_keep cap;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	putf("kdamonds/%zu/pid", 0, 0, "4242\n");
+	example_spec(&spec);
+	inject("kdamonds/0/state", NULL, EBUSY, 3);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), 0);
+	CHECK_EQ_U64(fault.left, 0);
+	CHECK(d.running);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "on");
+	inject("kdamonds/0/pid", NULL, EBUSY, 2);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
+				       capture(&cap)), 0);
+	CHECK_EQ_U64(fault.left, 0);
+	CHECK_EQ_INT(d.pid[0], 4242);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
+}
+
+/* A `state` read busy past the retries fails the start, but the "on" had
+ * gone through: the start's clean-up turns that kdamond off and removes it.
+ * (It used to count it as never started, so nothing turned it off and every
+ * nr_kdamonds write stayed -EBUSY: 6.12's faults scenario waited 63 s for
+ * DAMON.) */
+static void test_busy_state_read_past_retries(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	struct tierd_log_keep cap;
+	char want[TIERD_ERR_MAX];
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	inject("kdamonds/0/state", NULL, EBUSY, 3);
+	CHECK_EQ_INT(tierd_damon_start(root, &spec, 2, &d, capture(&cap)), -EAGAIN);
+	CHECK_EQ_U64(fault.left, 0);
+	snprintf(want, sizeof(want), "%s/kdamonds/0/state: %s", admin, strerror(EBUSY));
+	CHECK_EQ_STR(cap.last, want);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+	CHECK(!d.running);
+	CHECK_EQ_U64(d.nr_kdamonds, 0);
+}
+
+/* "off" to a kdamond whose thread already ended is -EPERM (6.12's
+ * __damon_stop): not running, so the stop goes on and removes the kdamonds. */
+static void test_off_after_thread_ended(const char *root)
+{
+	struct tierd_damon_spec spec;
+	struct tierd_damon d;
+	struct tierd_log_keep cap;
+
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(&spec);
+	start_ok(root, &spec, &d);
+	inject("kdamonds/0/state", "off", EPERM, 1);
+	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
+	CHECK_EQ_U64(fault.left, 0);
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+	CHECK(!d.running);
+	CHECK_EQ_U64(d.nr_kdamonds, 0);
+}
+
 /* still_on: the failed clean-up left the kdamond on and counted running. */
 static void test_retry_after_failed_cleanup(const char *root, bool still_on)
 {
@@ -794,6 +936,9 @@ int main(void)
 	test_stats_and_state(root);
 	test_commit_ctx(root);
 	test_stop_after_failed_off(root);
+	test_busy_state_read(root);
+	test_busy_state_read_past_retries(root);
+	test_off_after_thread_ended(root);
 	test_retry_after_failed_cleanup(root, false);
 	test_retry_after_failed_cleanup(root, true);
 	tmptree_rm(root, "");
