@@ -35,6 +35,10 @@ int tierd_sample_history_update(struct tierd_sample_history *h, const struct tie
 			h->seen[cur][k] = (struct tierd_page_seen){ 0 };
 		h->seen[cur][k].faults++;
 		h->seen[cur][k].last_tick = tick;
+		if (hot->samples[i].interval_usec) {
+			h->seen[cur][k].timed++;
+			h->seen[cur][k].interval_sum_usec += hot->samples[i].interval_usec;
+		}
 	}
 	h->cur = cur;
 	h->tick = tick;
@@ -48,6 +52,17 @@ uint32_t tierd_sample_history_faults(const struct tierd_sample_history *h, uint6
 	if (!tierd_page_set_find(&h->set[h->cur], addr, &k))
 		return 0;
 	return h->seen[h->cur][k].faults;
+}
+
+uint64_t tierd_sample_history_mean_interval(const struct tierd_sample_history *h, uint64_t addr)
+{
+	const struct tierd_page_seen *p;
+	size_t k;
+
+	if (!tierd_page_set_find(&h->set[h->cur], addr, &k))
+		return 0;
+	p = &h->seen[h->cur][k];
+	return p->timed ? p->interval_sum_usec / p->timed : 0;
 }
 
 bool tierd_sample_history_confirmed(const struct tierd_sample_history *h, uint64_t addr)

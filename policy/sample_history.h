@@ -27,6 +27,8 @@
 struct tierd_page_seen {
 	uint32_t faults;    /* hint faults while the page was remembered */
 	uint32_t last_tick; /* tick of the latest one */
+	uint32_t timed;             /* those of them with a known interval */
+	uint64_t interval_sum_usec; /* their intervals (tierd_sample), summed */
 };
 
 /* Two generations, swapped each tick: the new one holds last tick's pages
@@ -46,6 +48,11 @@ int tierd_sample_history_update(struct tierd_sample_history *h, const struct tie
 
 /* Faults remembered for the page holding addr; 0 when none. */
 uint32_t tierd_sample_history_faults(const struct tierd_sample_history *h, uint64_t addr);
+
+/* The mean interval of the page's remembered faults with a known one, in
+ * usec; 0 when none. The shortest of them overrates a cold page: with exponential
+ * reaccess times, 1 / interval has a heavy tail. */
+uint64_t tierd_sample_history_mean_interval(const struct tierd_sample_history *h, uint64_t addr);
 
 /* True when the page holding addr was seen in enough scans to promote. */
 bool tierd_sample_history_confirmed(const struct tierd_sample_history *h, uint64_t addr);

@@ -11,6 +11,8 @@
  * best gain first (the gain-rank table of daemon/migration.cc) into the
  * fastest tier with room; when that tier has none, its least-frequently-used
  * regions, colder than the candidate, are LFU-demoted first to make room.
+ * alpha prices that displacement: a move into room the tier already has
+ * free displaces nothing and pays at alpha_min.
  *
  * Room for new pages: before the promotions, the fastest tier keeps room
  * for MIGFLOW_HEADROOM_USEC of the cgroup's allocation rate, made by LFU
@@ -27,8 +29,11 @@
  * nr_accesses x horizon / aggr_usec times over the horizon (a lower bound:
  * one access per interval seen). Gains and costs are then per page, which
  * is what the budget buys. Hint-fault samples are candidates beside the
- * regions: a page faulted interval_usec after it was made inaccessible is
- * accessed about horizon / interval_usec times. Candidates go in two
+ * regions: a page whose remembered faults came a mean interval_usec after
+ * it was made inaccessible is accessed about horizon / interval_usec times
+ * (sample_history.h; the shortest interval made thousands of cold pages a
+ * tick outrank hot ones: reaccess intervals are about exponential, so 1 /
+ * interval has a heavy tail). Candidates go in two
  * passes: in the first only a region's promotion makes room by LFU
  * demotion; in the second a sampled page that found no room makes its own,
  * an exchange, so hint faults move a full tier 0 as the kernel's do.
@@ -38,7 +43,8 @@
  * (tierd_region_share); quick demotion's half of the budget and the phase
  * count the span too. Measured in tiersim (README.md): geomean x_causal
  * 1.332 -> 1.27 over the 14 runs with the exchange for sampled pages, 1.20
- * with room for new pages and the span counted.
+ * with room for new pages and the span counted, 1.16 with the mean interval
+ * and alpha_min into free room.
  *
  * Where it is not MigFlow: regions, not pages; the burst and grace windows
  * are fixed (ktrackd stretches them with the burst-access pressure); the
@@ -721,13 +727,13 @@ static int make_room(struct migflow_state *s, struct tierd_ledger *l,
 
 /* Saved latency over the horizon beats the migration cost times alpha:
  * accesses x (lat_from - lat_to) > cost x alpha, exactly, in ns a page. */
-static bool pays(const struct migflow_state *s, uint64_t accesses, uint32_t lat_from,
-		 uint32_t lat_to)
+static bool pays_at(const struct migflow_state *s, uint64_t accesses, uint32_t lat_from,
+		    uint32_t lat_to, uint64_t alpha_pmy)
 {
 	if (lat_from <= lat_to)
 		return false;
 	return (unsigned __int128)accesses * (lat_from - lat_to) * TIERD_PMY_ONE >
-	       (unsigned __int128)s->cost_ns * s->alpha_pmy;
+	       (unsigned __int128)s->cost_ns * alpha_pmy;
 }
 
 /* Net gain per page (ns) of a move that pays. */
@@ -747,7 +753,7 @@ static void add_candidate(struct migflow_state *s, const struct view *v,
 {
 	uint32_t lat_from = v->lat_ns[c->tier], lat_to = v->lat_ns[v->speed[0]];
 
-	if (!pays(s, c->accesses, lat_from, lat_to))
+	if (!pays_at(s, c->accesses, lat_from, lat_to, s->alpha_min_pmy))
 		return;
 	s->cand_key[s->nr_cand] = UINT64_MAX - gain_ns(s, c->accesses, lat_from, lat_to);
 	s->cand_idx[s->nr_cand] = s->nr_cand;
@@ -773,8 +779,8 @@ static void region_candidates(struct migflow_state *s, const struct tierd_hotnes
 }
 
 /* One candidate per sampled page (radix sorted by page, so a page's
- * samples are neighbours), at its shortest reaccess interval, once more
- * than one scan saw it accessed (sample_history.h). */
+ * samples are neighbours), at the mean interval of its remembered faults,
+ * once more than one scan saw it accessed (sample_history.h). */
 static void sample_candidates(struct migflow_state *s, const struct tierd_hotness *hot,
 			      const struct view *v)
 {
@@ -791,17 +797,17 @@ static void sample_candidates(struct migflow_state *s, const struct tierd_hotnes
 	}
 	tierd_radix_sort(s->keys, s->pick, s->tmp, n);
 	for (size_t i = 0; i < n;) {
-		const struct tierd_sample *best = &hot->samples[s->pick[i]];
+		const struct tierd_sample *first = &hot->samples[s->pick[i]];
 		uint64_t page = s->keys[s->pick[i]];
+		uint64_t mean = tierd_sample_history_mean_interval(&s->history, first->addr);
 		struct candidate c;
 
-		for (i++; i < n && s->keys[s->pick[i]] == page; i++)
-			if (hot->samples[s->pick[i]].interval_usec < best->interval_usec)
-				best = &hot->samples[s->pick[i]];
+		while (++i < n && s->keys[s->pick[i]] == page)
+			continue;
 		c = (struct candidate){ .start = page * TIERD_PAGE_BYTES,
 					.end = (page + 1) * TIERD_PAGE_BYTES,
-					.tier = (size_t)best->tier, .region = NO_REGION,
-					.accesses = s->horizon_usec / best->interval_usec };
+					.tier = (size_t)first->tier, .region = NO_REGION,
+					.accesses = s->horizon_usec / mean };
 		add_candidate(s, v, &c);
 	}
 }
@@ -823,12 +829,13 @@ static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 
 		if (!tierd_ledger_has_budget(l))
 			break;
-		/* A slower destination saves less for the same cost. */
-		if (!pays(s, c->accesses, v->lat_ns[c->tier], v->lat_ns[to]))
-			break;
 		held = reg ? tierd_region_share(reg, c->end - start) : c->end - start;
 		want = reg ? region_budget_clip(l, reg, held) : tierd_ledger_budget_clip(l, held);
 		room = tierd_ledger_fits(l, to);
+		/* A slower destination saves less for the same cost. */
+		if (!pays_at(s, c->accesses, v->lat_ns[c->tier], v->lat_ns[to],
+			     room >= want ? s->alpha_min_pmy : s->alpha_pmy))
+			break;
 		/* A byte of room costs a byte of demotion and a byte of
 		 * promotion out of the budget. */
 		if (room < want && (reg || page_room) && l->budget > room) {

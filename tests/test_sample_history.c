@@ -35,14 +35,24 @@ static void test_confirm(void)
 	CHECK_EQ_U64(tierd_sample_history_faults(&h, 5 * PAGE), 1);
 	CHECK(!tierd_sample_history_confirmed(&h, 5 * PAGE));
 	/* The same page a tick later, at another offset: two scans. */
-	CHECK_EQ_INT(one_tick(&h, &(struct tierd_sample){ .addr = 5 * PAGE + 8 }, 1), 0);
+	CHECK_EQ_INT(one_tick(&h, &(struct tierd_sample){ .addr = 5 * PAGE + 8, .interval_usec = 3000 },
+			      1),
+		     0);
 	CHECK_EQ_U64(tierd_sample_history_faults(&h, 5 * PAGE + 100), 2);
+	/* (1000 + 3000) / 2; a page never seen has none. */
+	CHECK_EQ_U64(tierd_sample_history_mean_interval(&h, 5 * PAGE), 2000);
+	CHECK_EQ_U64(tierd_sample_history_mean_interval(&h, 6 * PAGE), 0);
 	CHECK(tierd_sample_history_confirmed(&h, 5 * PAGE));
 	CHECK(!tierd_sample_history_confirmed(&h, 6 * PAGE));
 	/* Two faults in one tick are two scans too. */
 	CHECK_EQ_INT(one_tick(&h, twice, 2), 0);
 	CHECK_EQ_U64(tierd_sample_history_faults(&h, 7 * PAGE), 2);
 	CHECK(tierd_sample_history_confirmed(&h, 7 * PAGE));
+	CHECK_EQ_U64(tierd_sample_history_mean_interval(&h, 7 * PAGE), 750);
+	/* A fault without a known interval counts, but not in the mean. */
+	CHECK_EQ_INT(one_tick(&h, &(struct tierd_sample){ .addr = 7 * PAGE }, 1), 0);
+	CHECK_EQ_U64(tierd_sample_history_faults(&h, 7 * PAGE), 3);
+	CHECK_EQ_U64(tierd_sample_history_mean_interval(&h, 7 * PAGE), 750);
 	/* Kept through ticks without a fault, up to the TTL. */
 	CHECK_EQ_INT(one_tick(&h, &b, 1), 0);
 	CHECK_EQ_U64(tierd_sample_history_faults(&h, 5 * PAGE), 2);

@@ -283,11 +283,15 @@ static void test_cost_benefit(void)
 	fixture_done(&f);
 }
 
-/* alpha = max(alpha_min, 4 x h). hot0: 5 pages, n 1, weight 500; cand2:
- * 1 page n 2, weight 200; cand3: 1 page n 3, weight 300. h = 500 / 1000 =
- * 0.5, alpha 2.0: cand2 saves 200 x 200 = 40000 = 20000 x 2.0: no; cand3
- * saves 300 x 200 = 60000 > 40000: yes. A tick without observations keeps
- * alpha; alpha_min 2.5 lifts it; without the dynamic factor it is 4. */
+/* alpha = max(alpha_min, 4 x h) prices a move that must displace what
+ * tier 0 holds. hot0: 5 pages, n 1, weight 500; cand2: 1 page n 2, weight
+ * 200; cand3: 1 page n 3, weight 300. h = 500 / 1000 = 0.5, alpha 2.0.
+ * Tier 0 full: cand2 saves 200 x 200 = 40000 = 20000 x 2.0: no; cand3
+ * saves 300 x 200 = 60000 > 40000: yes, after LFU demotion of a page of
+ * hot0 (100 a page, colder) to tier 1. With free room in tier 0 nothing is
+ * displaced and alpha_min (1.0) applies: both move. A tick without
+ * observations keeps alpha; alpha_min 2.5 lifts it; without the dynamic
+ * factor it is 4. */
 static void test_alpha(void)
 {
 	struct tierd_region regs[3] = {
@@ -298,14 +302,27 @@ static void test_alpha(void)
 	struct tierd_migflow_stats st;
 	struct fixture f;
 
-	CHECK_EQ_INT(fixture_init(&f, round_lat, NULL), 0);
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 3), 0);
 	st = stats_of(&f);
 	CHECK_EQ_U64(st.hit_ratio_pmy, 5000);
 	CHECK_EQ_U64(st.alpha_pmy, 20000);
-	CHECK_EQ_INT(f.out.nr, 1);
-	if (f.out.nr == 1)
+	CHECK_EQ_INT(f.out.nr, 2);
+	if (f.out.nr == 2) {
+		CHECK_ACTION(&f.out.items[0], LFU, 0, 1, 0x10000, PAGE);
+		CHECK_ACTION(&f.out.items[1], PROMOTE, 2, 0, 0x30000, PAGE);
+	}
+	fixture_done(&f);
+
+	CHECK_EQ_INT(fixture_init(&f, round_lat, NULL), 0);
+	CHECK_EQ_INT(tick(&f, SEC, regs, 3), 0);
+	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 20000);
+	CHECK_EQ_INT(f.out.nr, 2);
+	if (f.out.nr == 2) {
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x30000, PAGE);
+		CHECK_ACTION(&f.out.items[1], PROMOTE, 2, 0, 0x20000, PAGE);
+	}
 	CHECK_EQ_INT(tick(&f, 2 * SEC, NULL, 0), 0);
 	CHECK_EQ_U64(stats_of(&f).alpha_pmy, 20000);
 	/* Everything seen on tier 0: h = 1, alpha 4. */
@@ -323,11 +340,12 @@ static void test_alpha(void)
 	fixture_done(&f);
 
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"dynamic_alpha\": false}"), 0);
+	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs, 3), 0);
 	st = stats_of(&f);
 	CHECK_EQ_U64(st.hit_ratio_pmy, 5000);
 	CHECK_EQ_U64(st.alpha_pmy, 40000);
-	/* 60000 < 20000 x 4: nothing pays. */
+	/* 60000 < 20000 x 4: nothing pays its way into a full tier 0. */
 	CHECK_EQ_INT(f.out.nr, 0);
 	fixture_done(&f);
 }
@@ -375,12 +393,23 @@ static void test_lfu_demotion(void)
 		CHECK_ACTION(&f.out.items[2], PROMOTE, 2, 0, cand, 12 * KIB);
 	fixture_done(&f);
 
-	/* Only hot on tier 0: nothing colder to give way, and the candidate
-	 * does not pay into tier 1 (300 x 100 = 30000 < 42104). */
+	/* Only hot on tier 0: nothing colder to give way. Tier 1 is full
+	 * too, and the candidate does not pay its way into it (300 x 100 =
+	 * 30000 < 42104)... */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
+	f.in.room_bytes[0] = 0;
+	f.in.room_bytes[1] = 0;
+	CHECK_EQ_INT(tick(&f, SEC, regs + 2, 2), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	fixture_done(&f);
+	/* ...but into tier 1's free room it displaces nothing and pays at
+	 * alpha_min (30000 > 20000). */
 	CHECK_EQ_INT(fixture_init(&f, round_lat, "{\"quick_demotion\": false}"), 0);
 	f.in.room_bytes[0] = 0;
 	CHECK_EQ_INT(tick(&f, SEC, regs + 2, 2), 0);
-	CHECK_EQ_INT(f.out.nr, 0);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 1, cand, 12 * KIB);
 	fixture_done(&f);
 }
 
@@ -546,8 +575,8 @@ static void test_phase_order(void)
 	fixture_done(&f);
 }
 
-/* Hint-fault samples: a page refaulting every 10 ms is
- * accessed 1000 times over 10 s, saving 1000 x 200 = 200000 > 20000 (one
+/* Hint-fault samples: a page refaulting after 50 ms and 10 ms is
+ * accessed 10 s / 30 ms = 333 times, saving 333 x 200 = 66600 > 20000 (one
  * sample in four on tier 0: h = 0.25, alpha 1.0), proposed once however
  * often it was sampled (twice here: two scans confirm it); one refaulting
  * every second (10 x 200 = 2000) does not pay. */
@@ -582,6 +611,24 @@ static void test_samples(void)
 	CHECK_EQ_INT(f.out.nr, 1);
 	if (f.out.nr == 1)
 		CHECK_ACTION(&f.out.items[0], PROMOTE, 2, 0, 0x20000, PAGE);
+	fixture_done(&f);
+
+	/* A page's estimate is the mean of its remembered intervals, not
+	 * the shortest: faulting after 10 ms once and 990 ms once, it is
+	 * accessed 10 s / 500 ms = 20 times, saving 20 x 200 = 4000 < 20000.
+	 * (The shortest would say 1000 times: a cold page's lucky fault.) */
+	CHECK_EQ_INT(fixture_init(&f, round_lat, NULL), 0);
+	{
+		const struct tierd_sample lucky[2] = {
+			{ .addr = 0x40000, .tier = 2, .time_usec = 1, .interval_usec = 10 * MSEC },
+			{ .addr = 0x40000, .tier = 2, .time_usec = 2, .interval_usec = 990 * MSEC },
+		};
+
+		f.hot.samples = lucky;
+		f.hot.nr_samples = 2;
+		CHECK_EQ_INT(tick(&f, SEC, NULL, 0), 0);
+	}
+	CHECK_EQ_INT(f.out.nr, 0);
 	fixture_done(&f);
 
 	/* With regions too (one idle 1 MiB region on tier 1): the samples
