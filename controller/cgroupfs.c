@@ -277,14 +277,12 @@ static int read_failed(const struct tierd_cgroupfs *fs, const char *path, uint64
 }
 
 enum cgroup_file {
-	FILE_NUMA_STAT, FILE_CURRENT, FILE_MIN, FILE_LOW, FILE_HIGH, FILE_MAX, FILE_STAT,
-	FILE_PRESSURE,
+	FILE_NUMA_STAT, FILE_CURRENT, FILE_STAT, FILE_PRESSURE,
 };
 
 static const char *const file_names[TIERD_CGROUP_NR_FILES] = {
 	[FILE_NUMA_STAT] = "memory.numa_stat", [FILE_CURRENT] = "memory.current",
-	[FILE_MIN] = "memory.min", [FILE_LOW] = "memory.low", [FILE_HIGH] = "memory.high",
-	[FILE_MAX] = "memory.max", [FILE_STAT] = "memory.stat", [FILE_PRESSURE] = "memory.pressure",
+	[FILE_STAT] = "memory.stat", [FILE_PRESSURE] = "memory.pressure",
 };
 
 void tierd_cgroup_files_init(struct tierd_cgroup_files *f, struct tierd_fd_pool *pool)
@@ -335,19 +333,19 @@ static int read_file(int dir_fd, struct tierd_cgroup_files *files, enum cgroup_f
 	return tierd_pread_cgroup_file(fd, b);
 }
 
-static int read_limit(const struct tierd_cgroupfs *fs, int fd, struct tierd_cgroup_files *files,
-		      enum cgroup_file k, struct tierd_buf *b, uint64_t *ret, const char *path,
-		      uint64_t id, const struct tierd_logger *log)
+static int read_current(const struct tierd_cgroupfs *fs, int fd, struct tierd_cgroup_files *files,
+			struct tierd_buf *b, uint64_t *ret, const char *path, uint64_t id,
+			const struct tierd_logger *log)
 {
-	int r = read_file(fd, files, k, b);
+	int r = read_file(fd, files, FILE_CURRENT, b);
 
 	if (r < 0)
-		return read_failed(fs, path, id, file_names[k], r, log);
+		return read_failed(fs, path, id, file_names[FILE_CURRENT], r, log);
 	r = tierd_kparse_limit(b->data, b->len, ret);
 	if (r < 0)
 		return tierd_log_errno(log, TIERD_LOG_DEBUG, r,
-				       "%s/%s:1: expected a number of bytes or \"max\"", path,
-				       file_names[k]);
+				       "%s/%s:1: expected a number of bytes", path,
+				       file_names[FILE_CURRENT]);
 	return 0;
 }
 
@@ -388,16 +386,6 @@ static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
 		       struct tierd_buf *buf, struct tierd_cgroup_files *files,
 		       const struct tierd_logger *log)
 {
-	static const struct {
-		enum cgroup_file file;
-		size_t offset;
-	} limits[] = {
-		{ FILE_CURRENT, offsetof(struct tierd_cgroup_obs, current_bytes) },
-		{ FILE_MIN, offsetof(struct tierd_cgroup_obs, min_bytes) },
-		{ FILE_LOW, offsetof(struct tierd_cgroup_obs, low_bytes) },
-		{ FILE_HIGH, offsetof(struct tierd_cgroup_obs, high_bytes) },
-		{ FILE_MAX, offsetof(struct tierd_cgroup_obs, max_bytes) },
-	};
 	_cleanup_close_ int own = -1;
 	int fd, line = 0, r;
 
@@ -416,12 +404,9 @@ static int read_cgroup(const struct tierd_cgroupfs *fs, const char *path,
 		return tierd_log_errno(log, TIERD_LOG_DEBUG, r == -ENODATA ? -EINVAL : r,
 				       "%s/memory.numa_stat:%d: expected \"key N<node>=<bytes> ...\"",
 				       path, line);
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		r = read_limit(fs, fd, files, limits[i].file, buf,
-			       (uint64_t *)((char *)obs + limits[i].offset), path, obs->id, log);
-		if (r < 0)
-			return r;
-	}
+	r = read_current(fs, fd, files, buf, &obs->current_bytes, path, obs->id, log);
+	if (r < 0)
+		return r;
 	r = read_file(fd, files, FILE_STAT, buf);
 	if (r < 0)
 		return read_failed(fs, path, obs->id, "memory.stat", r, log);

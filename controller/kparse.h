@@ -30,8 +30,11 @@ int tierd_kparse_memstat(const char *text, size_t len, struct tierd_memstat *sta
  * "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull ...\n". */
 int tierd_kparse_psi(const char *text, size_t len, struct tierd_psi *psi, int *ret_line);
 
-/* A memory.{min,low,high,max,current} value: a number of bytes or "max"
- * (TIERD_LIMIT_NONE), one line. */
+/* The kernel reads "max" in memory.{high,max} as no limit. */
+#define TIERD_LIMIT_NONE UINT64_MAX
+
+/* memory.current, in the format memory.{min,low,high,max} share: a number
+ * of bytes or "max" (TIERD_LIMIT_NONE), one line. */
 int tierd_kparse_limit(const char *text, size_t len, uint64_t *ret_bytes);
 
 /* A single unsigned decimal number on one line (HMAT latency, bandwidth). */

@@ -17,8 +17,6 @@
 #define TIERD_MAX_TIERS 16
 /* Longest cgroup path (relative to the cgroup2 mount) tierd keeps. */
 #define TIERD_CGROUP_PATH_MAX 512
-/* The kernel reads "max" in memory.{high,max} as no limit. */
-#define TIERD_LIMIT_NONE UINT64_MAX
 
 struct tierd_node {
 	int nid;
@@ -114,7 +112,6 @@ struct tierd_cgroup_obs {
 	uint64_t anon_bytes[TIERD_MAX_NODES];
 	uint64_t file_bytes[TIERD_MAX_NODES];
 	uint64_t current_bytes;
-	uint64_t min_bytes, low_bytes, high_bytes, max_bytes; /* TIERD_LIMIT_NONE = "max" */
 	struct tierd_memstat stat;
 	bool has_pressure;
 	struct tierd_psi pressure;

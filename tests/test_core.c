@@ -927,8 +927,7 @@ static void test_cgroup_vanishes(void)
 	struct tierd_topology topo = { .nr_nodes = 1 };
 	struct tierd_cgroup_obs obs;
 	struct tierd_buf buf = { 0 };
-	static const char *const files[] = { "memory.current", "memory.min", "memory.low",
-					     "memory.high", "memory.max" };
+	static const char *const files[] = { "memory.current" };
 
 	if (!mkdtemp(root))
 		abort();
@@ -936,7 +935,7 @@ static void test_cgroup_vanishes(void)
 	mkdir(dir, 0755);
 	write_file(dir, "memory.numa_stat", "anon N0=4096\nfile N0=8192\n");
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		write_file(dir, files[i], "max\n");
+		write_file(dir, files[i], "12288\n");
 	write_file(dir, "memory.stat", "anon 4096\nfile 8192\npgpromote_success 3\n");
 	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
 	CHECK_EQ_INT(tierd_cgroupfs_list(&fs, &list), 0);
@@ -946,7 +945,8 @@ static void test_cgroup_vanishes(void)
 					 capture(&cap)), 0);
 	CHECK_EQ_U64(obs.anon_bytes[0], 4096);
 	CHECK_EQ_U64(obs.file_bytes[0], 8192);
-	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
+	/* No memory.min/low/high/max: tierd does not read them. */
+	CHECK_EQ_U64(obs.current_bytes, 12288);
 	CHECK_EQ_U64(obs.stat.value[TIERD_MEMSTAT_pgpromote_success], 3);
 	CHECK(!obs.has_pressure);
 
@@ -1043,8 +1043,6 @@ static void test_cgroup_watch(void)
  * bounds how many are held, and the others are opened and closed per read. */
 static void test_cgroup_files(void)
 {
-	static const char *const limits[] = { "memory.min", "memory.low", "memory.high",
-					      "memory.max" };
 	char root[] = "/tmp/tierd-cgf-XXXXXX", dir[64];
 	struct tierd_log_keep cap;
 	struct tierd_fd_pool pool = { .max = 3 };
@@ -1060,8 +1058,6 @@ static void test_cgroup_files(void)
 	mkdir(dir, 0755);
 	write_file(dir, "memory.numa_stat", "anon N0=4096\nfile N0=8192\n");
 	write_file(dir, "memory.current", "12288\n");
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		write_file(dir, limits[i], "max\n");
 	write_file(dir, "memory.stat", "anon 4096\nfile 8192\n");
 	fs.root_fd = open(root, O_RDONLY | O_DIRECTORY);
 	tierd_cgroup_files_init(&files, &pool);
@@ -1072,7 +1068,7 @@ static void test_cgroup_files(void)
 	/* The directory, memory.numa_stat and memory.current fill the pool. */
 	CHECK_EQ_U64(pool.held, 3);
 	CHECK(files.dir_fd >= 0);
-	CHECK_EQ_INT(files.fd[7], -1);
+	CHECK_EQ_INT(files.fd[3], -1);
 
 	write_file(dir, "memory.current", "8192\n");
 	write_file(dir, "memory.numa_stat", "anon N0=8192\nfile N0=8192\n");
@@ -1080,13 +1076,12 @@ static void test_cgroup_files(void)
 					 capture(&cap)), 0);
 	CHECK_EQ_U64(obs.current_bytes, 8192);
 	CHECK_EQ_U64(obs.anon_bytes[0], 8192);
-	CHECK_EQ_U64(obs.max_bytes, TIERD_LIMIT_NONE);
 	CHECK_EQ_U64(pool.held, 3);
 	/* Room for all: every file there is held; memory.pressure is absent. */
 	pool.max = 16;
 	CHECK_EQ_INT(tierd_cgroupfs_read(&fs, "/a.service", &topo, &obs, &buf, &files,
 					 capture(&cap)), 0);
-	CHECK_EQ_U64(pool.held, 8);
+	CHECK_EQ_U64(pool.held, 4);
 	CHECK(!obs.has_pressure);
 	tierd_cgroup_files_close(&files);
 	CHECK_EQ_U64(pool.held, 0);
@@ -1096,8 +1091,6 @@ static void test_cgroup_files(void)
 	unlink_in(dir, "memory.numa_stat");
 	unlink_in(dir, "memory.current");
 	unlink_in(dir, "memory.stat");
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		unlink_in(dir, limits[i]);
 	rmdir(dir);
 	tierd_cgroupfs_close(&fs);
 	rmdir(root);

@@ -141,7 +141,6 @@ int tiersim_engine_bench(size_t nr_cgroups, size_t nr_regions, size_t nr_ticks, 
 
 		snprintf(obs[c].path, sizeof(obs[c].path), "/bench.slice/cg%zu.scope", c);
 		obs[c].id = CGROUP_ID_BASE + c;
-		obs[c].high_bytes = obs[c].max_bytes = TIERD_LIMIT_NONE;
 		for (size_t t = 0; t < NR_TIERS; t++) {
 			obs[c].anon_bytes[t] = v->tier_bytes[t];
 			obs[c].current_bytes += v->tier_bytes[t];

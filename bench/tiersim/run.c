@@ -576,8 +576,6 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 		else
 			snprintf(cg->obs.path, sizeof(cg->obs.path), "/tiersim.slice/cg%zu.scope", c);
 		cg->obs.id = CGROUP_ID_BASE + c;
-		cg->obs.min_bytes = cg->obs.low_bytes = 0;
-		cg->obs.high_bytes = cg->obs.max_bytes = TIERD_LIMIT_NONE;
 
 		snprintf(p->name, sizeof(p->name), "tiersim-%s", tierd_strategy_name(cfg->strategy));
 		p->strategy = cfg->strategy;
