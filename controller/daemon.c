@@ -254,7 +254,9 @@ static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 	r = tierd_metrics_format(&in, &text);
 	write_export(d, "metrics", d->cfg.metrics_file, r, text, &d->metrics_failing);
 	text = NULL;
-	r = tierd_report_to_json(rep, true, &text);
+	/* Plain: tierctl reads it (and pretty-prints with --json); at 1,000
+	 * cgroups the pretty text was 1 MB a tick. */
+	r = tierd_report_to_json(rep, false, &text);
 	write_export(d, "the state file", d->cfg.state_file, r, text, &d->state_failing);
 }
 
