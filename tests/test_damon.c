@@ -776,6 +776,22 @@ static void test_commit_ctx(const char *root)
 	CHECK_EQ_STR(cap.last, want);
 }
 
+/* One 6.12 kdamond's tree, nothing running, and example_spec for it. */
+static void one_kdamond(const char *root, struct tierd_damon_spec *spec)
+{
+	fake_tree(root, "0\n");
+	fake_kdamond(0, 2, 2);
+	example_spec(spec);
+}
+
+/* d's one kdamond removed, and d knows it. */
+static void check_removed(const struct tierd_damon *d)
+{
+	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
+	CHECK(!d->running);
+	CHECK_EQ_U64(d->nr_kdamonds, 0);
+}
+
 /* A start whose clean-up failed too (DAMON sysfs busy: seen on 6.12 in the
  * pool scenario) leaves tierd's kdamond behind, off; the retry removes it
  * first, where it used to call it someone else's and give DAMON up. */
@@ -789,9 +805,7 @@ static void test_stop_after_failed_off(const char *root)
 	struct tierd_damon d;
 	struct tierd_log_keep cap;
 
-	fake_tree(root, "0\n");
-	fake_kdamond(0, 2, 2);
-	example_spec(&spec);
+	one_kdamond(root, &spec);
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
 				       capture(&cap)), 0);
 	snprintf(path, sizeof(path), "%s/kdamonds/0/state", admin);
@@ -806,9 +820,7 @@ static void test_stop_after_failed_off(const char *root)
 	tmptree_put(admin, "kdamonds/0/state", "on\n");
 	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
-	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
-	CHECK(!d.running);
-	CHECK_EQ_U64(d.nr_kdamonds, 0);
+	check_removed(&d);
 }
 
 /* 6.12.y: reading `state` (and `pid`) right after "on" can fail -EBUSY
@@ -820,10 +832,8 @@ static void test_busy_state_read(const char *root)
 	struct tierd_damon d;
 	struct tierd_log_keep cap;
 
-	fake_tree(root, "0\n");
-	fake_kdamond(0, 2, 2);
+	one_kdamond(root, &spec);
 	putf("kdamonds/%zu/pid", 0, 0, "4242\n");
-	example_spec(&spec);
 	inject("kdamonds/0/state", NULL, EBUSY, 3);
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, TIERD_DAMON_BUSY_RETRIES, &d,
 				       capture(&cap)), 0);
@@ -851,18 +861,14 @@ static void test_busy_state_read_past_retries(const char *root)
 	struct tierd_log_keep cap;
 	char want[TIERD_ERR_MAX];
 
-	fake_tree(root, "0\n");
-	fake_kdamond(0, 2, 2);
-	example_spec(&spec);
+	one_kdamond(root, &spec);
 	inject("kdamonds/0/state", NULL, EBUSY, 3);
 	CHECK_EQ_INT(tierd_damon_start(root, &spec, 2, &d, capture(&cap)), -EAGAIN);
 	CHECK_EQ_U64(fault.left, 0);
 	snprintf(want, sizeof(want), "%s/kdamonds/0/state: %s", admin, strerror(EBUSY));
 	CHECK_EQ_STR(cap.last, want);
 	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/0/state"), "off");
-	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
-	CHECK(!d.running);
-	CHECK_EQ_U64(d.nr_kdamonds, 0);
+	check_removed(&d);
 }
 
 /* "off" to a kdamond whose thread already ended is -EPERM (6.12's
@@ -873,16 +879,12 @@ static void test_off_after_thread_ended(const char *root)
 	struct tierd_damon d;
 	struct tierd_log_keep cap;
 
-	fake_tree(root, "0\n");
-	fake_kdamond(0, 2, 2);
-	example_spec(&spec);
+	one_kdamond(root, &spec);
 	start_ok(root, &spec, &d);
 	inject("kdamonds/0/state", "off", EPERM, 1);
 	CHECK_EQ_INT(tierd_damon_stop(&d, capture(&cap)), 0);
 	CHECK_EQ_U64(fault.left, 0);
-	CHECK_EQ_STR(tmptree_get(admin, "kdamonds/nr_kdamonds"), "0");
-	CHECK(!d.running);
-	CHECK_EQ_U64(d.nr_kdamonds, 0);
+	check_removed(&d);
 }
 
 /* still_on: the failed clean-up left the kdamond on and counted running. */
