@@ -408,7 +408,28 @@ static int cmd_reload(const struct ctl *c)
 	return EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/* parse_options: the options were read, go on to the command. */
+#define OPTIONS_READ (-1)
+
+/* --pid N into *pid; 0, or -EINVAL told on stderr. */
+static int parse_pid(const char *arg, int *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX) {
+		fprintf(stderr, "tierctl: --pid: expected a process id, got \"%s\"\n", arg);
+		return -EINVAL;
+	}
+	*pid = (int)v;
+	return 0;
+}
+
+/* Reads the options into c: OPTIONS_READ, or the exit status when they
+ * end the run (--help, --version, a bad option). */
+static int parse_options(int argc, char **argv, struct ctl *c)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -424,6 +445,78 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case OPT_LIVE:
+			c->live = true;
+			break;
+		case OPT_MACHINE:
+			c->machine = true;
+			break;
+		case OPT_STATE:
+			c->state_file = optarg;
+			break;
+		case OPT_CONFIG:
+			c->daemon.config_file = optarg;
+			c->daemon.config_explicit = true;
+			break;
+		case OPT_POLICY_DIR:
+			c->daemon.policy_dir = optarg;
+			break;
+		case OPT_ROOT:
+			c->daemon.root = optarg;
+			break;
+		case OPT_RUNTIME_DIR:
+			c->runtime_dir = optarg;
+			break;
+		case OPT_PID:
+			if (parse_pid(optarg, &c->pid) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return 0;
+		case OPT_VERSION:
+			printf("tierctl %s\n", TIERD_VERSION);
+			return 0;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	return OPTIONS_READ;
+}
+
+/* Runs the command that follows the options. */
+static int run_command(struct ctl *c, int argc, char **argv)
+{
+	const char *cmd;
+
+	if (optind >= argc) {
+		fputs(help_text, stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[optind++];
+	if (strcmp(cmd, "status") == 0 && optind == argc)
+		return cmd_status(c);
+	if (strcmp(cmd, "topology") == 0 && optind == argc)
+		return cmd_topology(c);
+	if (strcmp(cmd, "reload") == 0 && optind == argc)
+		return cmd_reload(c);
+	if (strcmp(cmd, "cleanup") == 0 && optind == argc)
+		return cmd_cleanup(c);
+	if (strcmp(cmd, "validate") == 0 && optind < argc)
+		return cmd_validate(c, argv + optind, argc - optind);
+	fprintf(stderr, "tierctl: unknown command or arguments: \"%s\"; see tierctl --help\n", cmd);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
 	struct ctl c = {
 		.state_file = TIERD_DEFAULT_STATE_FILE,
 		.daemon = {
@@ -435,75 +528,9 @@ int main(int argc, char **argv)
 			.read_only = true,
 		},
 	};
-	const char *cmd;
-	int opt;
+	int r = parse_options(argc, argv, &c);
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_JSON:
-			c.json = true;
-			break;
-		case OPT_LIVE:
-			c.live = true;
-			break;
-		case OPT_MACHINE:
-			c.machine = true;
-			break;
-		case OPT_STATE:
-			c.state_file = optarg;
-			break;
-		case OPT_CONFIG:
-			c.daemon.config_file = optarg;
-			c.daemon.config_explicit = true;
-			break;
-		case OPT_POLICY_DIR:
-			c.daemon.policy_dir = optarg;
-			break;
-		case OPT_ROOT:
-			c.daemon.root = optarg;
-			break;
-		case OPT_RUNTIME_DIR:
-			c.runtime_dir = optarg;
-			break;
-		case OPT_PID: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || v <= 0 || v > INT_MAX) {
-				fprintf(stderr, "tierctl: --pid: expected a process id, got \"%s\"\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			c.pid = (int)v;
-			break;
-		}
-		case 'h':
-			fputs(help_text, stdout);
-			return 0;
-		case OPT_VERSION:
-			printf("tierctl %s\n", TIERD_VERSION);
-			return 0;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		fputs(help_text, stderr);
-		return EXIT_USAGE;
-	}
-	cmd = argv[optind++];
-	if (strcmp(cmd, "status") == 0 && optind == argc)
-		return cmd_status(&c);
-	if (strcmp(cmd, "topology") == 0 && optind == argc)
-		return cmd_topology(&c);
-	if (strcmp(cmd, "reload") == 0 && optind == argc)
-		return cmd_reload(&c);
-	if (strcmp(cmd, "cleanup") == 0 && optind == argc)
-		return cmd_cleanup(&c);
-	if (strcmp(cmd, "validate") == 0 && optind < argc)
-		return cmd_validate(&c, argv + optind, argc - optind);
-	fprintf(stderr, "tierctl: unknown command or arguments: \"%s\"; see tierctl --help\n", cmd);
-	return EXIT_USAGE;
+	if (r != OPTIONS_READ)
+		return r;
+	return run_command(&c, argc, argv);
 }

@@ -140,6 +140,21 @@ expect_eq "$(head -n "$n" "$T/live")" "$(cat "$T/out")" "tierctl status --live s
 expect_eq "$(tail -n +"$((n + 1))" "$T/live")" "$(tail -n +"$((n + 1))" "$T/status")" "tierctl status --live: DAMON and migrations as the state file's"
 $TIERCTL status --state-file "$T/missing.json" 2>"$T/e"
 expect_eq "$?" 2 "status without a state file"
+# Usage errors: exit 2 with the reason; --version and --help exit 0.
+$TIERCTL --pid 12x status 2>"$T/e"
+expect_eq "$?" 2 "tierctl --pid 12x"
+expect_line "$T/e" 'tierctl: --pid: expected a process id, got "12x"'
+$TIERCTL frob 2>"$T/e"
+expect_eq "$?" 2 "tierctl frob"
+expect_line "$T/e" 'tierctl: unknown command or arguments: "frob"; see tierctl --help'
+$TIERCTL status extra 2>"$T/e"
+expect_eq "$?" 2 "tierctl status extra"
+$TIERCTL 2>"$T/e"
+expect_eq "$?" 2 "tierctl without a command"
+expect_grep "$T/e" "Usage: tierctl"
+expect_eq "$($TIERCTL --version)" "tierctl $(sed -n 's/^#define TIERD_VERSION "\(.*\)"$/\1/p' controller/version.h)" "tierctl --version"
+$TIERCTL --help >"$T/h"
+expect_eq "$?" 0 "tierctl --help"
 
 # --- tierctl status: DAMON, BPF and migrations ------------------------------
 # tierd --once's table, then the DAMON and BPF lines and the migration tables.
