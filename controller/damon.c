@@ -42,12 +42,18 @@ const char *tierd_damon_action_name(enum tierd_damon_action action)
 	return NULL;
 }
 
-static void busy_wait(void)
+/* After an attempt that returned r: true, having waited, when r is a
+ * busy DAMON sysfs (or an interrupt) and io allows another attempt. */
+static bool busy_again(const struct dio *io, int r, unsigned *attempt)
 {
 	struct timespec ts = { .tv_sec = TIERD_DAMON_BUSY_RETRY_US / US_PER_SEC,
 			       .tv_nsec = (TIERD_DAMON_BUSY_RETRY_US % US_PER_SEC) * NS_PER_US };
 
+	if ((r != -EBUSY && r != -EINTR) || *attempt >= io->busy_retries)
+		return false;
+	(*attempt)++;
 	nanosleep(&ts, NULL);
+	return true;
 }
 
 static int vpath(const struct dio *io, char *buf, size_t size, const char *fmt, va_list ap)
@@ -84,9 +90,10 @@ static int pathf(const struct dio *io, char *buf, size_t size, const char *fmt, 
 static int write_file(const struct dio *io, const char *path, const char *value)
 {
 	size_t len = strlen(value);
-	int r = 0;
+	unsigned attempt = 0;
+	int r;
 
-	for (unsigned attempt = 0; attempt <= io->busy_retries; attempt++) {
+	do {
 		_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
 		ssize_t n;
 
@@ -96,10 +103,7 @@ static int write_file(const struct dio *io, const char *path, const char *value)
 			n = write(fd, value, len);
 			r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
 		}
-		if (r != -EBUSY && r != -EINTR)
-			break;
-		busy_wait();
-	}
+	} while (busy_again(io, r, &attempt));
 	if (r < 0)
 		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "writing \"%s\" to %s", value,
 				       path);
@@ -137,17 +141,15 @@ static const char *ints(char buf[NUM_MAX], long long v)
 /* Reads a one-line file, trailing newline removed, retrying -EBUSY like
  * write_file: 6.12's state and pid files take DAMON's sysfs lock with
  * mutex_trylock too, and a running kdamond takes that lock every sample
- * interval (docs/kernel.md §1.1). */
+ * interval (docs/kernel.md §1.2). */
 static int read_line(const struct dio *io, const char *path, struct tierd_buf *b)
 {
+	unsigned attempt = 0;
 	int r;
 
-	for (unsigned attempt = 0;; attempt++) {
+	do
 		r = tierd_read_at(AT_FDCWD, path, b);
-		if ((r != -EBUSY && r != -EINTR) || attempt == io->busy_retries)
-			break;
-		busy_wait();
-	}
+	while (busy_again(io, r, &attempt));
 	if (r < 0)
 		return tierd_log_errno(io->log, TIERD_LOG_DEBUG, r, "%s", path);
 	while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == ' '))
@@ -205,7 +207,6 @@ static int state_cmd_sent(const struct dio *io, size_t k, const char *cmd, bool 
 	struct tierd_buf b = { 0 };
 	int r;
 
-	*sent = false;
 	r = pathf(io, path, sizeof(path), "kdamonds/%zu/state", k);
 	if (r == 0)
 		r = write_file(io, path, cmd);
