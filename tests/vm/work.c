@@ -19,7 +19,7 @@
  * Output on stdout, one line each, flushed:
  *   pid <pid>
  *   ready
- *   PLACE t_ms=<ms> hotset=A|B hot=<n0>,<n1>,<n2>,<n3> cold=<...> hot2=<...>
+ *   PLACE t_ms=<ms> hotset=A|B hot=<n0>,<n1>,<n2>,<n3> cold=<...> hot2=<...> touches=<n>
  *   moved t_ms=<ms>
  *   CHECKSUM pages=<pages checked> bad=<pages whose pattern is wrong>
  * t_ms counts from "ready". PLACE comes at t_ms=0, then every --report-ms
@@ -28,7 +28,9 @@
  * while under migration) or sits on a node above 3, a fifth item ",x=<n>"
  * counts them. hot= is the set hot now (hotset= names it), hot2= the other
  * of A and B (B before the move, A after), so "hot2" after the move is the
- * set that went cold. Without --hot2, hot2=0,0,0,0.
+ * set that went cold. Without --hot2, hot2=0,0,0,0. touches= counts the
+ * pages the hot loop has swept since it started: the workload's own
+ * operations, whose rate is its throughput (bench/overhead.sh).
  * CHECKSUM comes after --duration SEC or on SIGTERM/SIGINT; exit 0, or 1
  * if bad > 0 or on an error (on stderr). Usage errors exit 2.
  *
@@ -112,6 +114,7 @@ struct work {
 	uint64_t seed;
 	atomic_int hot;     /* SET_A, or SET_B after the move */
 	atomic_bool stop;   /* tells the hot loop to return */
+	atomic_ulong touches; /* pages swept by the hot loop */
 	void **addrs;       /* QUERY_BATCH page addresses for move_pages */
 	int *status;        /* their nodes or negative errnos */
 };
@@ -330,8 +333,12 @@ static void *hot_loop(void *arg)
 {
 	struct work *w = arg;
 
-	while (!atomic_load(&w->stop))
-		sweep(&w->sets[atomic_load(&w->hot)], w->page_words);
+	while (!atomic_load(&w->stop)) {
+		const struct set *s = &w->sets[atomic_load(&w->hot)];
+
+		sweep(s, w->page_words);
+		atomic_fetch_add_explicit(&w->touches, s->pages, memory_order_relaxed);
+	}
 	return NULL;
 }
 
@@ -438,8 +445,9 @@ static int report(struct work *w, long t_ms)
 	if (r == 0)
 		r = format_counts(w, other, h2, sizeof(h2));
 	if (r == 0)
-		emit("PLACE t_ms=%ld hotset=%s hot=%s cold=%s hot2=%s\n", t_ms,
-		     hot == SET_A ? "A" : "B", h, c, h2);
+		emit("PLACE t_ms=%ld hotset=%s hot=%s cold=%s hot2=%s touches=%lu\n", t_ms,
+		     hot == SET_A ? "A" : "B", h, c, h2,
+		     atomic_load_explicit(&w->touches, memory_order_relaxed));
 	return r;
 }
 

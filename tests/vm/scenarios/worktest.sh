@@ -29,4 +29,6 @@ echo "RESULT last_hotset $(field "$last" hotset)"
 echo "RESULT last_a $(field "$last" hot2)"
 echo "RESULT last_cold $(field "$last" cold)"
 echo "RESULT last_b $(field "$last" hot)"
+# The hot loop's touches: counted from its start, so they grow.
+echo "RESULT touches_grew $([ "$(field "$last" touches)" -gt "$(field "$first" touches)" ] && echo yes || echo no)"
 echo "RESULT checksum $(sed -n 's/^CHECKSUM //p' /tmp/work.out)"
