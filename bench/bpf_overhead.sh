@@ -10,47 +10,10 @@
 # (VM_KERNEL 6.12 by default, or 7.3).
 #
 # usage: [BUILD=DIR] bench/bpf_overhead.sh   (DIR relative to the repository)
-set -u
-cd "$(dirname "$0")/.." || exit 1
-: "${BUILD:=build}"
+BENCH=bpf_overhead SCENARIO=bpfbench
 : "${VM_TIMEOUT_SEC:=900}" # the scenario takes about 4 minutes under TCG
-: "${VM_KERNEL:=6.12}" # or 7.3
-export BUILD VM_TIMEOUT_SEC VM_KERNEL
-VM=$BUILD/vm
-L=$VM/$VM_KERNEL/bpfbench.log
-
-die() { echo "bpf_overhead: $*" >&2; exit 1; }
-
-make --no-print-directory -j2 BUILD="$BUILD" all || die "make all failed"
-mkdir -p "$VM"
-tests/vm/setup.sh "$VM_KERNEL" >"$BUILD/vm-setup.log" 2>&1 ||
-	die "the VM's kernel or QEMU 10 could not be fetched (see $BUILD/vm-setup.log)"
-tests/vm/mkinitrd.sh || die "tests/vm/mkinitrd.sh failed"
-echo "bpf_overhead: booting the VM on bpfbench (about 4 minutes; console in $L)"
-# The VM's clock runs on while the host gives its vCPUs no core, and the
-# guest charges that time to whatever it was running: other VMs or builds on
-# this host inflate the guest's CPU figures. Watch them while it runs.
-HOST_LOG=$VM/bpfbench.host
-: >"$HOST_LOG"
-(
-	while :; do
-		echo "$(cut -d' ' -f1 /proc/loadavg) $(ps -e -o comm= | grep -c '^qemu-system')"
-		sleep 5
-	done >>"$HOST_LOG"
-) &
-watch=$!
-tests/vm/boot.sh bpfbench
-rc=$?
-kill "$watch"
-[ $rc -eq 0 ] || die "the VM failed or timed out after $VM_TIMEOUT_SEC s (see $L)"
-grep -q '^EXIT 0' "$L" || die "the scenario did not run to its end (see $L)"
-# Host load: the highest 1-minute load average and the most QEMU processes
-# seen (ours is one of them).
-host=$(awk '$1 > load { load = $1 } $2 > vms { vms = $2 }
-	END { printf "load_max=%s other_vms_max=%d", load + 0, (vms > 0 ? vms - 1 : 0) }' "$HOST_LOG")
-
-# res KEY: the value of the scenario's "RESULT KEY ..." line.
-res() { tr -d '\r' <"$L" | sed -n "s/^RESULT $1 //p" | head -n 1; }
+. "$(dirname "$0")/vm_bench.sh"
+vm_bench_boot 4
 
 tr -d '\r' <"$L" | awk -v config="$(res config)" -v host="$host" -v cores="$(nproc)" '
 	# field NAME: the value of NAME=value on the current line.
