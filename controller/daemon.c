@@ -334,7 +334,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &tk->feedback[c]);
 	tierd_kernel_side_open_attribution(d);
 	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
-				obs->nr, &d->hotness, &d->log);
+				obs->nr, TIERD_HOTNESS_PAGES_PER_TICK, &d->hotness, &d->log);
 	if (r < 0)
 		tierd_log_errno(&d->log, TIERD_LOG_WARNING, r,
 				"DAMON regions not attributed this tick");

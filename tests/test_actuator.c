@@ -430,23 +430,40 @@ static void test_damos_from_plan(void)
 #define NR_PFNS 48
 #define MAX_ACC 20
 #define AGGR_US 100000
+#define ALL_PAGES NR_PFNS /* owners read again per tick: all of them */
 
-static void write_owners(const char *dir)
+static void write_owner_file(const char *dir, const uint64_t owner[NR_PFNS])
 {
-	uint64_t owner[NR_PFNS] = { 0 };
 	char path[TIERD_FILE_PATH_MAX];
 	FILE *f;
 
-	for (size_t p = 0; p < NR_PFNS; p++)
-		owner[p] = p < 4 ? INO_B : p < 8 ? INO_A : p < 16 ? INO_B : p < 32 ? INO_A :
-			   p < 36 ? INO_A : p < 38 ? INO_B : p == 38 ? 0 : p < 44 ? INO_A :
-			   INO_OTHER;
 	tmptree_mkdirs(dir, "/proc");
 	snprintf(path, sizeof(path), "%s/proc/kpagecgroup", dir);
 	f = fopen(path, "w");
 	if (!f || fwrite(owner, sizeof(owner[0]), NR_PFNS, f) != NR_PFNS)
 		abort();
 	fclose(f);
+}
+
+static void write_owners(const char *dir)
+{
+	uint64_t owner[NR_PFNS] = { 0 };
+
+	for (size_t p = 0; p < NR_PFNS; p++)
+		owner[p] = p < 4 ? INO_B : p < 8 ? INO_A : p < 16 ? INO_B : p < 32 ? INO_A :
+			   p < 36 ? INO_A : p < 38 ? INO_B : p == 38 ? 0 : p < 44 ? INO_A :
+			   INO_OTHER;
+	write_owner_file(dir, owner);
+}
+
+/* Every PFN owned by A. */
+static void write_all_a(const char *dir)
+{
+	uint64_t owner[NR_PFNS];
+
+	for (size_t p = 0; p < NR_PFNS; p++)
+		owner[p] = INO_A;
+	write_owner_file(dir, owner);
 }
 
 static void check_region(const struct tierd_region *g, uint64_t start, uint64_t end, int tier,
@@ -462,21 +479,34 @@ static void check_region(const struct tierd_region *g, uint64_t start, uint64_t 
 }
 
 /* Tier 0 is PFNs 32-47 (regions 32-39 and 40-47), tier 1 PFNs 0-15 (one
- * region); PFNs 16-31 are a hole, owned or not. Cgroup 0 is B, 1 is A.
- * Owners: 0-3 B, 4-7 A, 8-15 B, 16-31 A, 32-35 A, 36-37 B, 38 none,
- * 39-43 A, 44-47 someone unmanaged. */
+ * region); PFNs 16-31 are a hole, owned or not. t0 and t1 have room for
+ * the regions (2 and 1). */
+static void hotness_backend(struct tierd_damon_backend *b, struct tierd_region *t0,
+			    struct tierd_region *t1)
+{
+	t0[0] = (struct tierd_region){ .start = P(32), .end = P(40), .tier = 0, .nr_accesses = 3,
+				       .max_accesses = MAX_ACC, .age = 2, .aggr_usec = AGGR_US };
+	t0[1] = (struct tierd_region){ .start = P(40), .end = P(48), .tier = 0, .nr_accesses = 0,
+				       .max_accesses = MAX_ACC, .age = 9, .aggr_usec = AGGR_US };
+	t1[0] = (struct tierd_region){ .start = P(0), .end = P(16), .tier = 1, .nr_accesses = 1,
+				       .max_accesses = MAX_ACC, .age = 4, .aggr_usec = AGGR_US };
+	*b = (struct tierd_damon_backend){ .state.damon = TIERD_DAMON_RUNNING };
+	b->layout.nr_tiers = 2;
+	b->layout.tiers[0].nr_ranges = 1;
+	b->layout.tiers[0].ranges[0] = (struct tierd_damon_region){ P(32), P(48) };
+	b->layout.tiers[1].nr_ranges = 1;
+	b->layout.tiers[1].ranges[0] = (struct tierd_damon_region){ P(0), P(16) };
+	b->regions[0] = t0;
+	b->nr_regions[0] = 2;
+	b->regions[1] = t1;
+	b->nr_regions[1] = 1;
+}
+
+/* Cgroup 0 is B, 1 is A. Owners: 0-3 B, 4-7 A, 8-15 B, 16-31 A, 32-35 A,
+ * 36-37 B, 38 none, 39-43 A, 44-47 someone unmanaged. */
 static void test_hotness_build(void)
 {
-	struct tierd_region t0[] = {
-		{ .start = P(32), .end = P(40), .tier = 0, .nr_accesses = 3,
-		  .max_accesses = MAX_ACC, .age = 2, .aggr_usec = AGGR_US },
-		{ .start = P(40), .end = P(48), .tier = 0, .nr_accesses = 0,
-		  .max_accesses = MAX_ACC, .age = 9, .aggr_usec = AGGR_US },
-	};
-	struct tierd_region t1[] = {
-		{ .start = P(0), .end = P(16), .tier = 1, .nr_accesses = 1,
-		  .max_accesses = MAX_ACC, .age = 4, .aggr_usec = AGGR_US },
-	};
+	struct tierd_region t0[2], t1[1];
 	struct tierd_damon_backend b = { 0 };
 	struct tierd_cgroup_obs obs[3] = { { .id = INO_B }, { .id = INO_A }, { .id = INO_OTHER } };
 	struct tierd_hotness_set set = { 0 };
@@ -488,18 +518,9 @@ static void test_hotness_build(void)
 	snprintf(dir, sizeof(dir), "%s/h", root);
 	write_owners(dir);
 	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, capture(&cap)), 0);
-	b.state.damon = TIERD_DAMON_RUNNING;
-	b.layout.nr_tiers = 2;
-	b.layout.tiers[0].nr_ranges = 1;
-	b.layout.tiers[0].ranges[0] = (struct tierd_damon_region){ P(32), P(48) };
-	b.layout.tiers[1].nr_ranges = 1;
-	b.layout.tiers[1].ranges[0] = (struct tierd_damon_region){ P(0), P(16) };
-	b.regions[0] = t0;
-	b.nr_regions[0] = TIERD_ARRAY_SIZE(t0);
-	b.regions[1] = t1;
-	b.nr_regions[1] = TIERD_ARRAY_SIZE(t1);
+	hotness_backend(&b, t0, t1);
 
-	r = tierd_hotness_build(&b, &kc, obs, 2, &set, capture(&cap));
+	r = tierd_hotness_build(&b, &kc, obs, 2, ALL_PAGES, &set, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	if (r < 0)
 		fprintf(stderr, "  err: %s\n", cap.last);
@@ -524,7 +545,7 @@ static void test_hotness_build(void)
 	}
 
 	/* A third cgroup: the set grows, the others are rebuilt alike. */
-	r = tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap));
+	r = tierd_hotness_build(&b, &kc, obs, 3, ALL_PAGES, &set, capture(&cap));
 	CHECK_EQ_INT(r, 0);
 	CHECK_EQ_INT(set.nr, 3);
 	CHECK_EQ_INT(set.hot[0].nr_regions, 3);
@@ -535,25 +556,85 @@ static void test_hotness_build(void)
 		check_region(&set.hot[2].regions[0], P(44), P(48), 0, 0, 9);
 
 	/* No page owners, or DAMON not running: no regions. */
-	CHECK_EQ_INT(tierd_hotness_build(&b, NULL, obs, 3, &set, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_hotness_build(&b, NULL, obs, 3, ALL_PAGES, &set, capture(&cap)), 0);
 	for (size_t c = 0; c < 3; c++) {
 		CHECK_EQ_INT(set.hot[c].nr_regions, 0);
 		CHECK_EQ_U64(set.out[c].pages, 0);
 	}
 	b.state.damon = TIERD_DAMON_DEGRADED;
-	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap)), 0);
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, ALL_PAGES, &set, capture(&cap)), 0);
 	CHECK_EQ_INT(set.hot[1].nr_regions, 0);
 
 	/* A failed read names the file and the PFNs. */
 	b.state.damon = TIERD_DAMON_RUNNING;
 	tierd_kpagecgroup_close(&kc);
 	kc.fd = -1;
-	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, &set, capture(&cap)), -EBADF);
+	CHECK_EQ_INT(tierd_hotness_build(&b, &kc, obs, 3, ALL_PAGES, &set, capture(&cap)), -EBADF);
 	snprintf(want, sizeof(want), "%s/proc/kpagecgroup: reading PFNs 32-47: %s", dir,
 		 strerror(EBADF));
 	CHECK_EQ_STR(cap.last, want);
 	tierd_hotness_set_free(&set);
 	CHECK(set.out == NULL && set.nr == 0);
+}
+
+/* Pages attributed to cgroup c (0: B, 1: A) after a build. */
+static uint64_t pages_after(struct tierd_damon_backend *b, struct tierd_kpagecgroup *kc,
+			    uint64_t pages_per_tick, struct tierd_hotness_set *set, size_t c)
+{
+	struct tierd_cgroup_obs obs[2] = { { .id = INO_B }, { .id = INO_A } };
+	struct tierd_log_keep cap;
+	int r = tierd_hotness_build(b, kc, obs, 2, pages_per_tick, set, capture(&cap));
+
+	CHECK_EQ_INT(r, 0);
+	return r == 0 ? set->out[c].pages : UINT64_MAX;
+}
+
+/* The owner cache: read whole at first, then 8 entries a tick round robin
+ * (tier 0's PFNs 32-47 are entries 0-15, tier 1's 0-15 entries 16-31);
+ * read whole again when the layout changes or DAMON stopped meanwhile. */
+static void test_hotness_refresh(void)
+{
+	enum { PER_TICK = 8, NONE = 0 };
+	struct tierd_region t0[2], t1[1];
+	struct tierd_damon_backend b;
+	struct tierd_hotness_set set = { 0 };
+	struct tierd_kpagecgroup kc;
+	char dir[TMPTREE_DIR_MAX + sizeof("/r")];
+	struct tierd_log_keep cap;
+
+	snprintf(dir, sizeof(dir), "%s/r", root);
+	write_owners(dir);
+	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, capture(&cap)), 0);
+	hotness_backend(&b, t0, t1);
+	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 13);
+	CHECK(set.owners.complete);
+	CHECK_EQ_INT(set.owners.nr, 32);
+	/* Every page changes hands; each tick sees 8 more of them. */
+	write_all_a(dir);
+	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 16); /* 32-39 */
+	CHECK_EQ_U64(set.out[0].pages, 12);
+	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 20); /* 40-47 */
+	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 24); /* 0-7 */
+	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 32); /* 8-15 */
+	CHECK_EQ_U64(set.out[0].pages, 0);
+	CHECK_EQ_INT(set.owners.next, 0);
+	/* Nothing read again: the old owners stay. */
+	write_owners(dir);
+	CHECK_EQ_U64(pages_after(&b, &kc, NONE, &set, 1), 32);
+	/* Tier 1 shrinks to PFNs 0-7: a new layout, all read. */
+	b.layout.tiers[1].ranges[0].end = P(8);
+	t1[0].end = P(8);
+	CHECK_EQ_U64(pages_after(&b, &kc, NONE, &set, 1), 13);
+	CHECK_EQ_U64(set.out[0].pages, 6);
+	CHECK_EQ_INT(set.owners.nr, 24);
+	/* DAMON degraded for a tick: all read when it runs again. */
+	write_all_a(dir);
+	b.state.damon = TIERD_DAMON_DEGRADED;
+	CHECK_EQ_U64(pages_after(&b, &kc, NONE, &set, 1), 0);
+	b.state.damon = TIERD_DAMON_RUNNING;
+	CHECK_EQ_U64(pages_after(&b, &kc, NONE, &set, 1), 24);
+	tierd_kpagecgroup_close(&kc);
+	tierd_hotness_set_free(&set);
 }
 
 int main(void)
@@ -565,6 +646,7 @@ int main(void)
 	test_reclaim_fallback_ticks();
 	test_damos_from_plan();
 	test_hotness_build();
+	test_hotness_refresh();
 	tmptree_rm(root, "");
 	return tierd_test_finish();
 }
