@@ -18,9 +18,12 @@ expect_range "$(res final_cold_top2_pages)" 0 24576 "promote: cold pages in tier
 # (nothing is demoted, NUMA balancing is off, first touch was on nodes 2
 # and 3): what migrate_hot reports is at least that (set A as last seen
 # before the move, B and the cold pages at the end; 1 MiB for rounding).
-# More when a page moved twice (tier 1, then tier 0).
+# More when a page moved twice (tier 1, then tier 0): at most one hot set's
+# 64 MiB more. The bound was 200 MiB flat until a 7.3 run (stop 26) saw
+# 206 MiB promoted, 79 of them cold pages carried along (the cold bound
+# above allows 96), and migrate_hot reported 206.
 seen_mib=$(($(res promoted_seen_pages) * 4096 / MIB))
-expect_range "$(res hot_succeeded_mib)" $((seen_mib - 1)) 200 "promote: bytes migrate_hot reports moved, at least the $seen_mib MiB seen promoted"
+expect_range "$(res hot_succeeded_mib)" $((seen_mib - 1)) $((seen_mib + 64)) "promote: bytes migrate_hot reports moved, at least the $seen_mib MiB seen promoted"
 expect_eq "$(res cold_succeeded_mib)" 0 "promote: nothing demoted (tier 0 has room)"
 # A scheme's memcg filter goes where the kernel reads it best: ops_filters/
 # on kernels that split the filter directories (7.2+: 7.3 here), filters/
