@@ -70,7 +70,7 @@ FUZZ_OBJ := $(CORE_SRC:%.c=$(BUILD)/fuzz/obj/%.o) $(SHELL_SRC:%.c=$(BUILD)/fuzz/
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps check fuzz fuzzers vmcheck demo demo-fixture bench bench-bpf bench-scale install clean help tests
+.PHONY: all deps check fuzz fuzzers vmcheck demo demo-fixture bench bench-bpf bench-overhead bench-scale install clean help tests
 
 all: $(BUILD)/tierd $(BUILD)/tierctl
 
@@ -84,6 +84,7 @@ help:
 	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
 	@echo "make bench      every strategy on every workload in the simulator (build/bench/)"
 	@echo "make bench-bpf  the BPF sampler's overhead in the four-tier VM (idle host: ~4 min)"
+	@echo "make bench-overhead  what tiering costs a workload in the VM, by part (idle host: ~20 min)"
 	@echo "make bench-scale  tierd's tick at 100, 1,000, 5,000 cgroups, and the engine alone"
 	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
 	@echo "V=1             show full commands"
@@ -218,6 +219,9 @@ bench: $(BUILD)/tiersim
 
 bench-bpf: all
 	$(Q)BUILD=$(BUILD) sh bench/bpf_overhead.sh
+
+bench-overhead: all
+	$(Q)BUILD=$(BUILD) sh bench/overhead.sh
 
 # SCALE_ARGS, e.g. --sizes 100,1000 --engine-sizes 100 (bench/scale/README.md).
 bench-scale: all $(BUILD)/tiersim
