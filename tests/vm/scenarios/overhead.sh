@@ -6,8 +6,8 @@
 # it touches (PLACE's touches=), and a cold set in tier 3 it never touches
 # again: tiering's steady state, where nothing is left to move and what a
 # part costs is what it takes from the workload. One process, so every run
-# sweeps the same pages at the same addresses: fresh processes differed by
-# up to 2.6x from run to run in the same mode under TCG (bench/README.md).
+# sweeps the same pages at the same addresses (the touch rate still varies
+# up to 2.5x from window to window on the build machine: bench/README.md).
 # Each run measures its touches/s over WINDOW s after WARMUP s, under one
 # mode:
 #   none         no tiering: NUMA balancing off, demotion off, no tierd
