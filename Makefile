@@ -84,7 +84,7 @@ help:
 	@echo "make demo-fixture  one tick against the bundled four-tier fixture machine"
 	@echo "make bench      every strategy on every workload in the simulator (build/bench/)"
 	@echo "make bench-bpf  the BPF sampler's overhead in the four-tier VM (idle host: ~4 min)"
-	@echo "make bench-overhead  what tiering costs a workload in the VM, by part (idle host: ~20 min)"
+	@echo "make bench-overhead  what tiering costs a workload in the VM, by part (idle host: ~25 min)"
 	@echo "make bench-scale  tierd's tick at 100, 1,000, 5,000 cgroups, and the engine alone"
 	@echo "make install    install binaries, unit, configs, man pages (DESTDIR, PREFIX)"
 	@echo "V=1             show full commands"
