@@ -127,6 +127,26 @@ fast_numa_scan() {
 # vmstat KEY: the /proc/vmstat counter.
 vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 
+# /proc/PID/stat counts CPU time in USER_HZ ticks: 100 a second on x86,
+# whatever CONFIG_HZ is (busybox has no getconf CLK_TCK).
+USER_HZ=100
+
+# pid_cpu_ms PID: the process's CPU time (user + system) in ms, 0 once it
+# is gone. The fields are counted after its name, which ends in ") ".
+pid_cpu_ms() {
+	sed 's/^.*) //' /proc/$1/stat 2>/dev/null |
+		awk -v hz=$USER_HZ '{ print int(($12 + $13) * 1000 / hz) } END { if (!NR) print 0 }'
+}
+
+# comm_cpu_ms PATTERN: the CPU time in ms of every process whose name
+# (comm) matches the shell PATTERN, such as 'kdamond*', summed.
+comm_cpu_ms() {
+	for d in /proc/[0-9]*; do
+		read -r c <$d/comm 2>/dev/null || continue
+		case $c in $1) pid_cpu_ms ${d#/proc/} ;; esac
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
 # series NAME: from /tmp/NAME.out's PLACE lines (work's hot set A and the
 # cold set), per second "SERIES NAME S PER_MILLE_IN_TIER_0 LATENCY_NS" and
 # RESULT NAME_top_90pct_ms, _mean_latency_ns, _final_top_pmy,

@@ -45,28 +45,11 @@ cmd
 1 0
 CFG
 
-# /proc/PID/stat counts CPU time in USER_HZ ticks, 100 a second on x86.
-USER_HZ=100
-
-# cpu_ms COMM_PATTERN: the CPU time (user + system) of every process whose
-# comm matches, in ms, summed. memcached runs through the loader, so its
-# comm is the loader's: it is counted by pid.
-cpu_ms() {
-	t=0
-	for d in /proc/[0-9]*; do
-		read -r c <$d/comm 2>/dev/null || continue
-		case $c in
-		$1) t=$((t + $(awk '{ print $14 + $15 }' $d/stat 2>/dev/null || echo 0))) ;;
-		esac
-	done
-	echo $((t * 1000 / USER_HZ))
-}
-cpu_pid_ms() { echo $(($(awk '{ print $14 + $15 }' /proc/$1/stat 2>/dev/null || echo 0) * 1000 / USER_HZ)); }
-
 # cpu_all: "tierd kdamond memcached kswapd" CPU ms so far (not memcaslap's:
-# the shell reaps it before its last figure can be read).
+# the shell reaps it before its last figure can be read). memcached runs
+# through the loader, so its comm is the loader's: it is counted by pid.
 cpu_all() {
-	echo "$(cpu_ms tierd) $(cpu_ms 'kdamond*') $(cpu_pid_ms $mc_pid) $(cpu_ms 'kswapd*')"
+	echo "$(comm_cpu_ms tierd) $(comm_cpu_ms 'kdamond*') $(pid_cpu_ms $mc_pid) $(comm_cpu_ms 'kswapd*')"
 }
 
 # run_memcached NAME: memcached in /mc, the known values, the cold keys,

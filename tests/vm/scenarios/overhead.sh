@@ -40,22 +40,9 @@ COLD_MIB=128
 COLD_NODE=3
 WARMUP=10       # s before the window: tierd up, its kdamonds started
 WINDOW=30       # s measured
-USER_HZ=100     # /proc/PID/stat's clock ticks (bpfbench.sh says why)
 echo "RESULT config hot_mib=$HOT_MIB hot_node=$HOT_NODE cold_mib=$COLD_MIB" \
 	"cold_node=$COLD_NODE warmup=$WARMUP window=$WINDOW rounds=$ROUNDS modes=$(echo $MODES | tr ' ' ,)"
 
-# cpu_ms PID: utime + stime of /proc/PID/stat in ms, 0 once it is gone.
-cpu_ms() {
-	sed 's/^.*) //' /proc/$1/stat 2>/dev/null |
-		awk -v hz=$USER_HZ '{ print int(($12 + $13) * 1000 / hz) } END { if (!NR) print 0 }'
-}
-# kthread_ms PREFIX: the CPU ms of all kernel threads whose name starts
-# with PREFIX (kdamond.N, kswapdN).
-kthread_ms() {
-	for p in /proc/[0-9]*; do
-		case "$(cat $p/comm 2>/dev/null)" in "$1"*) cpu_ms ${p#/proc/} ;; esac
-	done | awk '{ s += $1 } END { print s + 0 }'
-}
 # place_at: "T_MS TOUCHES HOT_ON_NODE_0" of work's last PLACE line.
 place_at() {
 	grep '^PLACE ' /tmp/bench.out | tail -n 1 |
@@ -125,13 +112,13 @@ run() {
 	sleep $WARMUP
 	wpid=$(work_pid bench)
 	set -- $1 $2 $(place_at)
-	w0=$(cpu_ms $wpid) d0=$(kthread_ms kdamond) k0=$(kthread_ms kswapd)
-	t0=${tierd_pid:+$(cpu_ms $tierd_pid)} f0=$(vmstat numa_hint_faults)
+	w0=$(pid_cpu_ms $wpid) d0=$(comm_cpu_ms 'kdamond*') k0=$(comm_cpu_ms 'kswapd*')
+	t0=${tierd_pid:+$(pid_cpu_ms $tierd_pid)} f0=$(vmstat numa_hint_faults)
 	p0=$(vmstat pgpromote_success) m0=$(vmstat pgmigrate_success)
 	sleep $WINDOW
 	set -- "$@" $(place_at)
-	w1=$(cpu_ms $wpid) d1=$(kthread_ms kdamond) k1=$(kthread_ms kswapd)
-	t1=${tierd_pid:+$(cpu_ms $tierd_pid)} f1=$(vmstat numa_hint_faults)
+	w1=$(pid_cpu_ms $wpid) d1=$(comm_cpu_ms 'kdamond*') k1=$(comm_cpu_ms 'kswapd*')
+	t1=${tierd_pid:+$(pid_cpu_ms $tierd_pid)} f1=$(vmstat numa_hint_faults)
 	p1=$(vmstat pgpromote_success) m1=$(vmstat pgmigrate_success)
 	tierd_ms=0
 	if [ -n "$tierd_pid" ]; then
