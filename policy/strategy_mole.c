@@ -163,7 +163,8 @@ static void mole_profile(void *state, const struct tierd_topology *topo, uint64_
 
 static int reserve_scratch(struct mole *m, const struct tierd_hotness *hot)
 {
-	size_t nr_cands = TIERD_MOLE_DEFER_MAX + hot->nr_regions + hot->nr_samples;
+	/* No entry is deferred between here and the candidates' lists. */
+	size_t nr_cands = m->nr_deferred + hot->nr_regions + hot->nr_samples;
 	const struct tierd_reserve_req reqs[] = {
 		{ (void **)&m->regions, &m->cap_regions, hot->nr_regions, sizeof(*m->regions) },
 		{ (void **)&m->pages, &m->cap_pages, hot->nr_samples, sizeof(*m->pages) },
