@@ -1,6 +1,6 @@
 /* The report as JSON: the daemon's state file and `--json` output. The
- * reader accepts what the writer writes and names the first key it cannot
- * use. */
+ * writer streams text (json_writer.h); the reader, with json-c, accepts
+ * what the writer writes and names the first key it cannot use. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -8,12 +8,16 @@
 #include <string.h>
 
 #include "../config/json_text.h"
+#include "../policy/util.h"
+#include "json_writer.h"
 #include "report.h"
 
 /* Room for the longest key prefix, "migrations.paths.damos_migrate_cold.". */
 #define KEY_PREFIX_MAX 64
 /* Room for every path, DAMON or BPF mode name, joined by ", " (under 80 bytes). */
 #define NAME_LIST_MAX 128
+/* Room for a tier's node list, "0-3,8,10-11" (nodeset.h). */
+#define NODE_LIST_MAX 256
 
 static const char *const source_names[] = {
 	[TIERD_TIERS_KERNEL] = "kernel",
@@ -21,279 +25,192 @@ static const char *const source_names[] = {
 	[TIERD_TIERS_SINGLE] = "single",
 };
 
-static int add(json_object *obj, const char *key, json_object *val)
+static void topology_write(struct tierd_jw *w, const char *key, const struct tierd_topology *topo)
 {
-	if (!val)
-		return -ENOMEM;
-	if (json_object_object_add(obj, key, val) < 0) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int add_u64(json_object *obj, const char *key, uint64_t v)
-{
-	return add(obj, key, json_object_new_uint64(v));
-}
-
-static int add_str(json_object *obj, const char *key, const char *v)
-{
-	return add(obj, key, json_object_new_string(v));
-}
-
-static int push(json_object *arr, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_array_add(arr, val) < 0) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static json_object *topology_json(const struct tierd_topology *topo)
-{
-	json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
-		    *tiers = json_object_new_array();
-	int r = 0;
-
-	if (!o || !nodes || !tiers)
-		goto fail;
+	tierd_jw_begin_object(w, key);
+	tierd_jw_str(w, "source", source_names[topo->source]);
+	tierd_jw_begin_array(w, "nodes");
 	for (size_t i = 0; i < topo->nr_nodes; i++) {
 		const struct tierd_node *n = &topo->nodes[i];
-		json_object *j = json_object_new_object();
 
-		if (!j)
-			goto fail;
-		r |= add(j, "nid", json_object_new_int(n->nid));
-		r |= add(j, "tier", json_object_new_int(n->tier));
-		r |= add_u64(j, "total_bytes", n->total_bytes);
-		r |= add_u64(j, "free_bytes", n->free_bytes);
-		r |= add_str(j, "cpulist", n->cpulist);
-		r |= add(j, "hmat", json_object_new_boolean(n->has_hmat));
-		r |= add_u64(j, "read_latency_ns", n->read_latency_ns);
-		r |= add_u64(j, "write_latency_ns", n->write_latency_ns);
-		r |= add_u64(j, "read_bandwidth_mbps", n->read_bandwidth_mbps);
-		r |= add_u64(j, "write_bandwidth_mbps", n->write_bandwidth_mbps);
-		r |= push(nodes, j);
+		tierd_jw_begin_object(w, NULL);
+		tierd_jw_int(w, "nid", n->nid);
+		tierd_jw_int(w, "tier", n->tier);
+		tierd_jw_u64(w, "total_bytes", n->total_bytes);
+		tierd_jw_u64(w, "free_bytes", n->free_bytes);
+		tierd_jw_str(w, "cpulist", n->cpulist);
+		tierd_jw_bool(w, "hmat", n->has_hmat);
+		tierd_jw_u64(w, "read_latency_ns", n->read_latency_ns);
+		tierd_jw_u64(w, "write_latency_ns", n->write_latency_ns);
+		tierd_jw_u64(w, "read_bandwidth_mbps", n->read_bandwidth_mbps);
+		tierd_jw_u64(w, "write_bandwidth_mbps", n->write_bandwidth_mbps);
+		tierd_jw_end_object(w);
 	}
+	tierd_jw_end_array(w);
+	tierd_jw_begin_array(w, "tiers");
 	for (size_t t = 0; t < topo->nr_tiers; t++) {
 		const struct tierd_tier *tier = &topo->tiers[t];
-		json_object *j = json_object_new_object();
-		char list[256];
+		char list[NODE_LIST_MAX];
 
-		if (!j || tierd_nodeset_format(&tier->nodes, list, sizeof(list)) < 0) {
-			json_object_put(j);
-			goto fail;
-		}
-		r |= add(j, "index", json_object_new_int((int)t));
-		r |= add(j, "kernel_id", json_object_new_int(tier->kernel_id));
-		r |= add_str(j, "nodes", list);
-		r |= add_u64(j, "total_bytes", tier->total_bytes);
-		r |= add_u64(j, "free_bytes", tier->free_bytes);
-		r |= add_u64(j, "read_latency_ns", tier->read_latency_ns);
-		r |= push(tiers, j);
+		if (tierd_nodeset_format(&tier->nodes, list, sizeof(list)) < 0)
+			tierd_jw_fail(w, -ENOMEM);
+		tierd_jw_begin_object(w, NULL);
+		tierd_jw_int(w, "index", (int)t);
+		tierd_jw_int(w, "kernel_id", tier->kernel_id);
+		tierd_jw_str(w, "nodes", list);
+		tierd_jw_u64(w, "total_bytes", tier->total_bytes);
+		tierd_jw_u64(w, "free_bytes", tier->free_bytes);
+		tierd_jw_u64(w, "read_latency_ns", tier->read_latency_ns);
+		tierd_jw_end_object(w);
 	}
-	r |= add_str(o, "source", source_names[topo->source]);
-	r |= add(o, "nodes", nodes);
-	nodes = NULL;
-	r |= add(o, "tiers", tiers);
-	tiers = NULL;
-	if (r)
-		goto fail;
-	return o;
-fail:
-	json_object_put(nodes);
-	json_object_put(tiers);
-	json_object_put(o);
-	return NULL;
+	tierd_jw_end_array(w);
+	tierd_jw_end_object(w);
 }
 
 /* One count per tier. */
-static json_object *counts_json(const uint64_t *v, size_t nr_tiers)
+static void counts_write(struct tierd_jw *w, const char *key, const uint64_t *v, size_t nr_tiers)
 {
-	json_object *a = json_object_new_array();
-	int r = 0;
-
-	if (!a)
-		return NULL;
+	tierd_jw_begin_array(w, key);
 	for (size_t t = 0; t < nr_tiers; t++)
-		r |= push(a, json_object_new_uint64(v[t]));
-	if (r) {
-		json_object_put(a);
-		return NULL;
-	}
-	return a;
+		tierd_jw_u64(w, NULL, v[t]);
+	tierd_jw_end_array(w);
 }
 
-static json_object *cgroup_bpf_json(const struct tierd_bpf_cgroup_counts *b, size_t nr_tiers)
+static void cgroup_write(struct tierd_jw *w, const struct tierd_report_cgroup *c, size_t nr_tiers)
 {
-	json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= add(o, "faults", counts_json(b->faults, nr_tiers));
-	r |= add(o, "samples", counts_json(b->samples, nr_tiers));
-	r |= add(o, "drops", counts_json(b->drops, nr_tiers));
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_object *cgroup_json(const struct tierd_report_cgroup *c, size_t nr_tiers)
-{
-	json_object *o = json_object_new_object(), *tiers = json_object_new_array();
-	int r = 0;
-
-	if (!o || !tiers)
-		goto fail;
-	r |= add_str(o, "path", c->path);
-	r |= add_str(o, "policy", c->policy);
-	r |= add_str(o, "strategy", tierd_strategy_name(c->strategy));
-	r |= add_str(o, "sharing", c->sharing == TIERD_SHARING_POOL ? "pool" : "island");
-	r |= add_u64(o, "current_bytes", c->current_bytes);
-	r |= add_u64(o, "usage_bytes", c->standing.usage_bytes);
-	r |= add(o, "over_budget", json_object_new_boolean(c->standing.over_budget));
+	tierd_jw_begin_object(w, NULL);
+	tierd_jw_str(w, "path", c->path);
+	tierd_jw_str(w, "policy", c->policy);
+	tierd_jw_str(w, "strategy", tierd_strategy_name(c->strategy));
+	tierd_jw_str(w, "sharing", c->sharing == TIERD_SHARING_POOL ? "pool" : "island");
+	tierd_jw_u64(w, "current_bytes", c->current_bytes);
+	tierd_jw_u64(w, "usage_bytes", c->standing.usage_bytes);
+	tierd_jw_bool(w, "over_budget", c->standing.over_budget);
+	tierd_jw_begin_array(w, "tiers");
 	for (size_t t = 0; t < nr_tiers; t++) {
 		const struct tierd_tier_standing *ts = &c->standing.tiers[t];
-		json_object *j = json_object_new_object();
 
-		if (!j)
-			goto fail;
-		r |= add_u64(j, "anon_bytes", ts->anon_bytes);
-		r |= add_u64(j, "file_bytes", ts->file_bytes);
+		tierd_jw_begin_object(w, NULL);
+		tierd_jw_u64(w, "anon_bytes", ts->anon_bytes);
+		tierd_jw_u64(w, "file_bytes", ts->file_bytes);
 		if (ts->has_max)
-			r |= add_u64(j, "max_bytes", ts->max_bytes);
+			tierd_jw_u64(w, "max_bytes", ts->max_bytes);
 		if (ts->has_min)
-			r |= add_u64(j, "min_bytes", ts->min_bytes);
-		r |= add_u64(j, "over_bytes", ts->over_bytes);
-		r |= add_u64(j, "under_min_bytes", ts->under_min_bytes);
-		r |= push(tiers, j);
+			tierd_jw_u64(w, "min_bytes", ts->min_bytes);
+		tierd_jw_u64(w, "over_bytes", ts->over_bytes);
+		tierd_jw_u64(w, "under_min_bytes", ts->under_min_bytes);
+		tierd_jw_end_object(w);
 	}
-	r |= add(o, "tiers", tiers);
-	tiers = NULL;
+	tierd_jw_end_array(w);
 	/* Only a sampled cgroup has counters: its absence says "not sampled". */
-	if (c->bpf_sampled)
-		r |= add(o, "bpf", cgroup_bpf_json(&c->bpf, nr_tiers));
-	if (r)
-		goto fail;
-	return o;
-fail:
-	json_object_put(tiers);
-	json_object_put(o);
-	return NULL;
+	if (c->bpf_sampled) {
+		tierd_jw_begin_object(w, "bpf");
+		counts_write(w, "faults", c->bpf.faults, nr_tiers);
+		counts_write(w, "samples", c->bpf.samples, nr_tiers);
+		counts_write(w, "drops", c->bpf.drops, nr_tiers);
+		tierd_jw_end_object(w);
+	}
+	tierd_jw_end_object(w);
 }
 
-static json_object *path_stats_json(const struct tierd_path_stats *ps)
+static void action_write(struct tierd_jw *w, const struct tierd_report *rep,
+			 const struct tierd_action *a)
 {
-	json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= add_u64(o, "tried_bytes", ps->tried_bytes);
-	r |= add_u64(o, "succeeded_bytes", ps->succeeded_bytes);
-	r |= add_u64(o, "failed_bytes", ps->failed_bytes);
-	r |= add_u64(o, "calls", ps->calls);
-	if (r) {
-		json_object_put(o);
-		return NULL;
+	tierd_jw_begin_object(w, NULL);
+	tierd_jw_str(w, "kind", a->kind == TIERD_ACTION_MIGRATE ? "migrate" : "demote");
+	tierd_jw_str(w, "reason", tierd_reason_name(a->reason));
+	if (a->kind == TIERD_ACTION_MIGRATE) {
+		tierd_jw_u64(w, "start", a->start);
+		tierd_jw_u64(w, "end", a->end);
 	}
-	return o;
+	tierd_jw_str(w, "cgroup", rep->cgroups[a->cgroup].path);
+	tierd_jw_u64(w, "from_tier", a->from_tier);
+	tierd_jw_u64(w, "to_tier", a->to_tier);
+	tierd_jw_u64(w, "bytes", a->bytes);
+	tierd_jw_end_object(w);
 }
 
 /* Rows are the tier moved from, columns the tier moved to. */
-static json_object *migrations_json(const struct tierd_migration_stats *s, size_t nr_tiers)
+static void migrations_write(struct tierd_jw *w, const struct tierd_migration_stats *s,
+			     size_t nr_tiers)
 {
-	json_object *o = json_object_new_object(), *paths = json_object_new_object(),
-		    *matrix = json_object_new_array();
-	int r = 0;
+	tierd_jw_begin_object(w, "migrations");
+	tierd_jw_begin_object(w, "paths");
+	for (int p = 0; p < TIERD_PATH_NR; p++) {
+		const struct tierd_path_stats *ps = &s->path[p];
 
-	if (!o || !paths || !matrix)
-		goto fail;
-	for (int p = 0; p < TIERD_PATH_NR; p++)
-		r |= add(paths, tierd_migration_path_name((enum tierd_migration_path)p),
-			 path_stats_json(&s->path[p]));
-	for (size_t from = 0; from < nr_tiers; from++) {
-		json_object *row = json_object_new_array();
-
-		for (size_t to = 0; row && to < nr_tiers; to++)
-			r |= push(row, json_object_new_uint64(s->matrix[from][to]));
-		r |= push(matrix, row);
+		tierd_jw_begin_object(w, tierd_migration_path_name((enum tierd_migration_path)p));
+		tierd_jw_u64(w, "tried_bytes", ps->tried_bytes);
+		tierd_jw_u64(w, "succeeded_bytes", ps->succeeded_bytes);
+		tierd_jw_u64(w, "failed_bytes", ps->failed_bytes);
+		tierd_jw_u64(w, "calls", ps->calls);
+		tierd_jw_end_object(w);
 	}
-	r |= add(o, "paths", paths);
-	paths = NULL;
-	r |= add(o, "matrix", matrix);
-	matrix = NULL;
-	if (r)
-		goto fail;
-	return o;
-fail:
-	json_object_put(paths);
-	json_object_put(matrix);
-	json_object_put(o);
-	return NULL;
+	tierd_jw_end_object(w);
+	tierd_jw_begin_array(w, "matrix");
+	for (size_t from = 0; from < nr_tiers; from++)
+		counts_write(w, NULL, s->matrix[from], nr_tiers);
+	tierd_jw_end_array(w);
+	tierd_jw_end_object(w);
 }
 
-static json_object *backend_json(const struct tierd_backend_state *b)
+static void backend_write(struct tierd_jw *w, const struct tierd_backend_state *b)
 {
-	json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= add_str(o, "damon", tierd_damon_mode_name(b->damon));
-	r |= add_str(o, "damon_why", b->damon_why);
-	r |= add_u64(o, "kdamonds", b->nr_kdamonds);
-	r |= add_u64(o, "kdamond_restarts", b->kdamond_restarts);
-	if (r) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	tierd_jw_begin_object(w, "backend");
+	tierd_jw_str(w, "damon", tierd_damon_mode_name(b->damon));
+	tierd_jw_str(w, "damon_why", b->damon_why);
+	tierd_jw_u64(w, "kdamonds", b->nr_kdamonds);
+	tierd_jw_u64(w, "kdamond_restarts", b->kdamond_restarts);
+	tierd_jw_end_object(w);
 }
 
 /* Promotions are indexed by the tier they were sent to. */
-static json_object *bpf_json(const struct tierd_bpf_state *b, size_t nr_tiers)
+static void bpf_write(struct tierd_jw *w, const struct tierd_bpf_state *b, size_t nr_tiers)
 {
-	json_object *o = json_object_new_object(), *promotions = json_object_new_object();
-	int r = 0;
-
-	if (!o || !promotions)
-		goto fail;
-	r |= add_str(o, "mode", tierd_bpf_mode_name(b->mode));
-	r |= add_str(o, "why", b->why);
-	r |= add_str(o, "hooks", b->hooks);
-	r |= add_u64(o, "samples_read", b->samples_read);
-	r |= add_u64(o, "samples_lost", b->samples_lost);
-	r |= add_u64(o, "unmanaged_faults", b->unmanaged_faults);
-	r |= add_u64(o, "no_addr", b->no_addr);
-	r |= add(promotions, "tried", counts_json(b->promotions.tried, nr_tiers));
-	r |= add(promotions, "succeeded", counts_json(b->promotions.succeeded, nr_tiers));
-	r |= add(promotions, "failed", counts_json(b->promotions.failed, nr_tiers));
-	r |= add(o, "promotions", promotions);
-	promotions = NULL;
-	if (r)
-		goto fail;
-	return o;
-fail:
-	json_object_put(promotions);
-	json_object_put(o);
-	return NULL;
+	tierd_jw_begin_object(w, "bpf");
+	tierd_jw_str(w, "mode", tierd_bpf_mode_name(b->mode));
+	tierd_jw_str(w, "why", b->why);
+	tierd_jw_str(w, "hooks", b->hooks);
+	tierd_jw_u64(w, "samples_read", b->samples_read);
+	tierd_jw_u64(w, "samples_lost", b->samples_lost);
+	tierd_jw_u64(w, "unmanaged_faults", b->unmanaged_faults);
+	tierd_jw_u64(w, "no_addr", b->no_addr);
+	tierd_jw_begin_object(w, "promotions");
+	counts_write(w, "tried", b->promotions.tried, nr_tiers);
+	counts_write(w, "succeeded", b->promotions.succeeded, nr_tiers);
+	counts_write(w, "failed", b->promotions.failed, nr_tiers);
+	tierd_jw_end_object(w);
+	tierd_jw_end_object(w);
 }
 
-static int to_text(json_object *o, bool pretty, char **ret_text)
+/* The plain text as written; pretty text is json-c's rendering of it
+ * (tierctl's, once per run). */
+static int finish(struct tierd_jw *w, bool pretty, char **ret_text)
 {
-	const char *s = json_object_to_json_string_ext(
-		o, pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE
-		       : JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	char *copy = s ? strdup(s) : NULL;
+	_cleanup_free_ char *plain = NULL;
+	json_tokener *tok;
+	json_object *o;
+	enum json_tokener_error jerr;
+	size_t end;
+	char *copy;
+	int r = tierd_jw_finish(w, &plain);
 
+	if (r < 0)
+		return r;
+	if (!pretty) {
+		*ret_text = TIERD_TAKE_PTR(plain);
+		return 0;
+	}
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	o = tierd_json_parse_text(tok, plain, strlen(plain), &jerr, &end);
+	json_tokener_free(tok);
+	if (!o)
+		return -ENOMEM;
+	copy = strdup(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
 	if (!copy)
 		return -ENOMEM;
 	*ret_text = copy;
@@ -302,75 +219,38 @@ static int to_text(json_object *o, bool pretty, char **ret_text)
 
 int tierd_topology_to_json(const struct tierd_topology *topo, bool pretty, char **ret_text)
 {
-	json_object *o = topology_json(topo);
-	int r;
+	struct tierd_jw w = { 0 };
 
-	if (!o)
-		return -ENOMEM;
-	r = to_text(o, pretty, ret_text);
-	json_object_put(o);
-	return r;
+	topology_write(&w, NULL, topo);
+	return finish(&w, pretty, ret_text);
 }
 
 int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret_text)
 {
-	json_object *o = json_object_new_object(), *cgroups = json_object_new_array(),
-		    *actions = json_object_new_array();
-	int r = 0;
+	struct tierd_jw w = { 0 };
 
-	if (!o || !cgroups || !actions) {
-		r = -ENOMEM;
-		goto out;
-	}
 	/* The reader refuses a mode without a name: do not write one. */
-	if (!tierd_damon_mode_name(rep->backend.damon) || !tierd_bpf_mode_name(rep->bpf.mode)) {
-		r = -EINVAL;
-		goto out;
-	}
+	if (!tierd_damon_mode_name(rep->backend.damon) || !tierd_bpf_mode_name(rep->bpf.mode))
+		return -EINVAL;
+	tierd_jw_begin_object(&w, NULL);
+	tierd_jw_u64(&w, "realtime_usec", rep->realtime_usec);
+	tierd_jw_bool(&w, "dry_run", rep->dry_run);
+	tierd_jw_u64(&w, "conflicts", rep->nr_conflicts);
+	tierd_jw_u64(&w, "over_budget", rep->nr_over_budget);
+	topology_write(&w, "topology", &rep->topo);
+	tierd_jw_begin_array(&w, "cgroups");
 	for (size_t i = 0; i < rep->nr_cgroups; i++)
-		r |= push(cgroups, cgroup_json(&rep->cgroups[i], rep->topo.nr_tiers));
-	for (size_t i = 0; i < rep->nr_actions; i++) {
-		const struct tierd_action *a = &rep->actions[i];
-		json_object *j = json_object_new_object();
-
-		if (!j) {
-			r = -ENOMEM;
-			goto out;
-		}
-		r |= add_str(j, "kind", a->kind == TIERD_ACTION_MIGRATE ? "migrate" : "demote");
-		r |= add_str(j, "reason", tierd_reason_name(a->reason));
-		if (a->kind == TIERD_ACTION_MIGRATE) {
-			r |= add_u64(j, "start", a->start);
-			r |= add_u64(j, "end", a->end);
-		}
-		r |= add_str(j, "cgroup", rep->cgroups[a->cgroup].path);
-		r |= add_u64(j, "from_tier", a->from_tier);
-		r |= add_u64(j, "to_tier", a->to_tier);
-		r |= add_u64(j, "bytes", a->bytes);
-		r |= push(actions, j);
-	}
-	r |= add_u64(o, "realtime_usec", rep->realtime_usec);
-	r |= add(o, "dry_run", json_object_new_boolean(rep->dry_run));
-	r |= add_u64(o, "conflicts", rep->nr_conflicts);
-	r |= add_u64(o, "over_budget", rep->nr_over_budget);
-	r |= add(o, "topology", topology_json(&rep->topo));
-	r |= add(o, "cgroups", cgroups);
-	cgroups = NULL;
-	r |= add(o, "plan", actions);
-	actions = NULL;
-	r |= add(o, "migrations", migrations_json(&rep->migrations, rep->topo.nr_tiers));
-	r |= add(o, "backend", backend_json(&rep->backend));
-	r |= add(o, "bpf", bpf_json(&rep->bpf, rep->topo.nr_tiers));
-	if (r) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = to_text(o, pretty, ret_text);
-out:
-	json_object_put(cgroups);
-	json_object_put(actions);
-	json_object_put(o);
-	return r;
+		cgroup_write(&w, &rep->cgroups[i], rep->topo.nr_tiers);
+	tierd_jw_end_array(&w);
+	tierd_jw_begin_array(&w, "plan");
+	for (size_t i = 0; i < rep->nr_actions; i++)
+		action_write(&w, rep, &rep->actions[i]);
+	tierd_jw_end_array(&w);
+	migrations_write(&w, &rep->migrations, rep->topo.nr_tiers);
+	backend_write(&w, &rep->backend);
+	bpf_write(&w, &rep->bpf, rep->topo.nr_tiers);
+	tierd_jw_end_object(&w);
+	return finish(&w, pretty, ret_text);
 }
 
 /* Reader: each getter records the first failing key in the parser. */
