@@ -59,23 +59,63 @@ static void header(struct out *o, const char *name, const char *type, const char
 	emit(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* Label values escape backslash, double quote and newline. */
-static void escape(const char *in, char *buf, size_t size)
+/* Label values escape backslash, double quote and newline: at most twice
+ * as long. Returns the end of what was written, NUL included. */
+static char *escape(const char *in, char *out)
 {
-	size_t j = 0;
-
-	for (; *in && j + 3 < size; in++) {
+	for (; *in; in++) {
 		if (*in == '\\' || *in == '"') {
-			buf[j++] = '\\';
-			buf[j++] = *in;
+			*out++ = '\\';
+			*out++ = *in;
 		} else if (*in == '\n') {
-			buf[j++] = '\\';
-			buf[j++] = 'n';
+			*out++ = '\\';
+			*out++ = 'n';
 		} else {
-			buf[j++] = *in;
+			*out++ = *in;
 		}
 	}
-	buf[j] = '\0';
+	*out++ = '\0';
+	return out;
+}
+
+/* Each managed cgroup's label values, escaped once a format rather than
+ * once a series (about 40 series a cgroup). */
+struct labels {
+	char *text;
+	const char **path, **policy;
+};
+
+static void labels_free(struct labels *l)
+{
+	free(l->text);
+	free(l->path);
+	free(l->policy);
+}
+
+static int labels_build(const struct tierd_report *rep, struct labels *l)
+{
+	size_t size = 0;
+	char *p;
+
+	*l = (struct labels){ 0 };
+	for (size_t c = 0; c < rep->nr_cgroups; c++)
+		size += 2 * (strlen(rep->cgroups[c].path) + strlen(rep->cgroups[c].policy)) + 2;
+	l->text = malloc(size ? size : 1);
+	l->path = calloc(rep->nr_cgroups ? rep->nr_cgroups : 1, sizeof(*l->path));
+	l->policy = calloc(rep->nr_cgroups ? rep->nr_cgroups : 1, sizeof(*l->policy));
+	if (!l->text || !l->path || !l->policy) {
+		labels_free(l);
+		*l = (struct labels){ 0 };
+		return -ENOMEM;
+	}
+	p = l->text;
+	for (size_t c = 0; c < rep->nr_cgroups; c++) {
+		l->path[c] = p;
+		p = escape(rep->cgroups[c].path, p);
+		l->policy[c] = p;
+		p = escape(rep->cgroups[c].policy, p);
+	}
+	return 0;
 }
 
 static void tier_metrics(struct out *o, const struct tierd_topology *topo)
@@ -106,15 +146,11 @@ static void tier_metrics(struct out *o, const struct tierd_topology *topo)
 enum budget_value { BUDGET_MAX, BUDGET_MIN, BUDGET_OVER, BUDGET_SHARE };
 
 /* One gauge per cgroup and tier, for the tiers where the value exists. */
-static void budget_gauge(struct out *o, const struct tierd_report *rep, enum budget_value which,
-			 const char *name, const char *help)
+static void budget_gauge(struct out *o, const struct tierd_report *rep, const struct labels *l,
+			 enum budget_value which, const char *name, const char *help)
 {
-	char path[2 * TIERD_CGROUP_PATH_MAX], pol[2 * TIERD_NAME_MAX];
-
 	header(o, name, "gauge", help);
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
-		escape(rep->cgroups[c].policy, pol, sizeof(pol));
 		for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
 			const struct tierd_cgroup_standing *st = &rep->cgroups[c].standing;
 			const struct tierd_tier_standing *ts = &st->tiers[t];
@@ -127,42 +163,42 @@ static void budget_gauge(struct out *o, const struct tierd_report *rep, enum bud
 							     : ts->over_bytes;
 
 			if (has)
-				emit(o, "%s{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n", name, path,
-				     pol, t, (unsigned long long)v);
+				emit(o, "%s{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\"} %llu\n", name,
+				     l->path[c], l->policy[c], t, (unsigned long long)v);
 		}
 	}
 }
 
-static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep)
+static void cgroup_tier_metrics(struct out *o, const struct tierd_report *rep,
+				const struct labels *l)
 {
-	char path[2 * TIERD_CGROUP_PATH_MAX], pol[2 * TIERD_NAME_MAX];
-
 	header(o, "tierd_cgroup_tier_bytes", "gauge",
 	       "Memory of the cgroup on the tier's nodes (memory.numa_stat), by type.");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
 		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
 
-		escape(cg->path, path, sizeof(path));
-		escape(cg->policy, pol, sizeof(pol));
 		for (size_t t = 0; t < rep->topo.nr_tiers; t++) {
 			emit(o, "tierd_cgroup_tier_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\",type=\"anon\"} %llu\n",
-			     path, pol, t, (unsigned long long)cg->standing.tiers[t].anon_bytes);
+			     l->path[c], l->policy[c], t,
+			     (unsigned long long)cg->standing.tiers[t].anon_bytes);
 			emit(o, "tierd_cgroup_tier_bytes{cgroup=\"%s\",policy=\"%s\",tier=\"%zu\",type=\"file\"} %llu\n",
-			     path, pol, t, (unsigned long long)cg->standing.tiers[t].file_bytes);
+			     l->path[c], l->policy[c], t,
+			     (unsigned long long)cg->standing.tiers[t].file_bytes);
 		}
 	}
-	budget_gauge(o, rep, BUDGET_MAX, "tierd_cgroup_tier_budget_max_bytes",
+	budget_gauge(o, rep, l, BUDGET_MAX, "tierd_cgroup_tier_budget_max_bytes",
 		     "Resolved per-tier max budget in force (tiers with a max only).");
-	budget_gauge(o, rep, BUDGET_MIN, "tierd_cgroup_tier_budget_min_bytes",
+	budget_gauge(o, rep, l, BUDGET_MIN, "tierd_cgroup_tier_budget_min_bytes",
 		     "Resolved per-tier min budget in force (tiers with a min only).");
-	budget_gauge(o, rep, BUDGET_OVER, "tierd_cgroup_tier_over_budget_bytes",
+	budget_gauge(o, rep, l, BUDGET_OVER, "tierd_cgroup_tier_over_budget_bytes",
 		     "Bytes the cgroup holds on the tier above its max budget.");
-	budget_gauge(o, rep, BUDGET_SHARE, "tierd_cgroup_tier_share_bytes",
+	budget_gauge(o, rep, l, BUDGET_SHARE, "tierd_cgroup_tier_share_bytes",
 		     "Bytes the cgroup may hold on the tier this tick: its max, or on tier 0 in pool mode its pool share (tiers that cap it only).");
 }
 
 static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
-				  const struct tierd_cgroup_obs *obs, uint64_t page_size)
+				  const struct labels *l, const struct tierd_cgroup_obs *obs,
+				  uint64_t page_size)
 {
 	static const struct {
 		enum tierd_memstat_key key;
@@ -173,18 +209,19 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 		{ TIERD_MEMSTAT_pgdemote_khugepaged, "khugepaged" },
 		{ TIERD_MEMSTAT_pgdemote_proactive, "proactive" },
 	};
-	char path[2 * TIERD_CGROUP_PATH_MAX];
 
 	header(o, "tierd_cgroup_memory_current_bytes", "gauge", "memory.current of the cgroup.");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
+		const char *path = l->path[c];
+
 		emit(o, "tierd_cgroup_memory_current_bytes{cgroup=\"%s\"} %llu\n", path,
 		     (unsigned long long)obs[c].current_bytes);
 	}
 	header(o, "tierd_cgroup_kernel_demoted_bytes_total", "counter",
 	       "Bytes the kernel demoted from the cgroup (memory.stat pgdemote_*), by reclaimer.");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
+		const char *path = l->path[c];
+
 		for (size_t d = 0; d < TIERD_ARRAY_SIZE(demotions); d++)
 			if (obs[c].stat.present & (1u << demotions[d].key))
 				emit(o, "tierd_cgroup_kernel_demoted_bytes_total{cgroup=\"%s\",reclaimer=\"%s\"} %llu\n",
@@ -195,7 +232,8 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 	header(o, "tierd_cgroup_kernel_promoted_bytes_total", "counter",
 	       "Bytes NUMA balancing promoted for the cgroup (memory.stat pgpromote_success).");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
+		const char *path = l->path[c];
+
 		if (obs[c].stat.present & (1u << TIERD_MEMSTAT_pgpromote_success))
 			emit(o, "tierd_cgroup_kernel_promoted_bytes_total{cgroup=\"%s\"} %llu\n", path,
 			     (unsigned long long)(obs[c].stat.value[TIERD_MEMSTAT_pgpromote_success] *
@@ -204,7 +242,8 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 	header(o, "tierd_cgroup_memory_pressure_stalled_seconds_total", "counter",
 	       "Time the cgroup's tasks stalled on memory (memory.pressure total), some or full.");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
+		const char *path = l->path[c];
+
 		if (obs[c].pressure.has_some)
 			emit(o, "tierd_cgroup_memory_pressure_stalled_seconds_total{cgroup=\"%s\",kind=\"some\"} %.6f\n",
 			     path, (double)obs[c].pressure.some.total_usec / TIERD_USEC_PER_SEC);
@@ -215,7 +254,8 @@ static void cgroup_kernel_metrics(struct out *o, const struct tierd_report *rep,
 	header(o, "tierd_cgroup_memory_pressure_avg10_ratio", "gauge",
 	       "memory.pressure avg10 as a ratio (0.1234 = 12.34%), some or full.");
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
-		escape(rep->cgroups[c].path, path, sizeof(path));
+		const char *path = l->path[c];
+
 		if (obs[c].pressure.has_some)
 			emit(o, "tierd_cgroup_memory_pressure_avg10_ratio{cgroup=\"%s\",kind=\"some\"} %.4f\n",
 			     path, (double)obs[c].pressure.some.avg10_pmy / TIERD_PMY_ONE);
@@ -285,11 +325,10 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 enum bpf_count { BPF_FAULTS, BPF_SAMPLES, BPF_DROPS };
 
 /* One counter per sampled cgroup and tier. */
-static void bpf_cgroup_counter(struct out *o, const struct tierd_report *rep, enum bpf_count which,
-			       const char *name, const char *help)
+static void bpf_cgroup_counter(struct out *o, const struct tierd_report *rep,
+			       const struct labels *l, enum bpf_count which, const char *name,
+			       const char *help)
 {
-	char path[2 * TIERD_CGROUP_PATH_MAX];
-
 	header(o, name, "counter", help);
 	for (size_t c = 0; c < rep->nr_cgroups; c++) {
 		const struct tierd_report_cgroup *cg = &rep->cgroups[c];
@@ -299,9 +338,8 @@ static void bpf_cgroup_counter(struct out *o, const struct tierd_report *rep, en
 
 		if (!cg->bpf_sampled)
 			continue;
-		escape(cg->path, path, sizeof(path));
 		for (size_t t = 0; t < rep->topo.nr_tiers; t++)
-			emit(o, "%s{cgroup=\"%s\",tier=\"%zu\"} %llu\n", name, path, t,
+			emit(o, "%s{cgroup=\"%s\",tier=\"%zu\"} %llu\n", name, l->path[c], t,
 			     (unsigned long long)v[t]);
 	}
 }
@@ -328,7 +366,7 @@ static void kernel_migration_metrics(struct out *o, const struct tierd_bpf_state
 	}
 }
 
-static void bpf_metrics(struct out *o, const struct tierd_report *rep)
+static void bpf_metrics(struct out *o, const struct tierd_report *rep, const struct labels *l)
 {
 	static const char *const results[] = { "tried", "succeeded", "failed" };
 	const struct tierd_bpf_state *b = &rep->bpf;
@@ -340,11 +378,11 @@ static void bpf_metrics(struct out *o, const struct tierd_report *rep)
 	       "1 for the mode the BPF hint-fault sampler is in (off, unavailable, running).");
 	for (enum tierd_bpf_mode m = TIERD_BPF_OFF; (name = tierd_bpf_mode_name(m)); m++)
 		emit(o, "tierd_bpf_mode{mode=\"%s\"} %d\n", name, m == b->mode ? 1 : 0);
-	bpf_cgroup_counter(o, rep, BPF_FAULTS, "tierd_bpf_hint_faults_total",
+	bpf_cgroup_counter(o, rep, l, BPF_FAULTS, "tierd_bpf_hint_faults_total",
 			   "NUMA hint faults the BPF sampler saw in the cgroup, by the tier of the faulting page.");
-	bpf_cgroup_counter(o, rep, BPF_SAMPLES, "tierd_bpf_samples_total",
+	bpf_cgroup_counter(o, rep, l, BPF_SAMPLES, "tierd_bpf_samples_total",
 			   "Hint faults the BPF sampler passed to tierd through its ring buffer, by tier.");
-	bpf_cgroup_counter(o, rep, BPF_DROPS, "tierd_bpf_dropped_total",
+	bpf_cgroup_counter(o, rep, l, BPF_DROPS, "tierd_bpf_dropped_total",
 			   "Hint faults the cgroup's in-kernel token bucket kept from tierd, by tier.");
 	header(o, "tierd_bpf_samples_read_total", "counter", "Ring-buffer records tierd consumed.");
 	emit(o, "tierd_bpf_samples_read_total %llu\n", (unsigned long long)b->samples_read);
@@ -367,7 +405,11 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	const struct tierd_report *rep = in->report;
 	uint64_t demote = 0, promote = 0;
 	struct out o = { 0 };
+	struct labels labels;
+	int r = labels_build(rep, &labels);
 
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < rep->nr_actions; i++) {
 		if (rep->actions[i].to_tier > rep->actions[i].from_tier)
 			demote += rep->actions[i].bytes;
@@ -375,8 +417,8 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 			promote += rep->actions[i].bytes;
 	}
 	tier_metrics(&o, &rep->topo);
-	cgroup_tier_metrics(&o, rep);
-	cgroup_kernel_metrics(&o, rep, in->obs, in->page_size_bytes);
+	cgroup_tier_metrics(&o, rep, &labels);
+	cgroup_kernel_metrics(&o, rep, &labels, in->obs, in->page_size_bytes);
 
 	header(&o, "tierd_cgroups_managed", "gauge", "Cgroups a policy manages this tick.");
 	emit(&o, "tierd_cgroups_managed %zu\n", rep->nr_cgroups);
@@ -399,7 +441,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
 	migration_metrics(&o, rep);
 	backend_metrics(&o, &rep->backend);
-	bpf_metrics(&o, rep);
+	bpf_metrics(&o, rep, &labels);
 	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
 	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);
 	header(&o, "tierd_policy_load_errors_total", "counter",
@@ -420,6 +462,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	 * after a crash), so absent(tierd_up) is the alert for a tierd down. */
 	header(&o, "tierd_up", "gauge", "1 while tierd runs; the file is removed when it stops.");
 	emit(&o, "tierd_up 1\n");
+	labels_free(&labels);
 	if (o.err) {
 		free(o.data);
 		return o.err;
