@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "daemon.h"
 #include "daemon_undo.h"
 #include "kernel_side.h"
@@ -24,14 +25,6 @@
 /* sd-event's default slack is 250 ms, a quarter of a default tick; ticks
  * should come when asked. */
 #define TICK_ACCURACY_USEC 1000
-
-static uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * TIERD_USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
-}
 
 static void log_diags(struct tierd_daemon *d, enum tierd_log_level level,
 		      const struct tierd_diags *diags)
@@ -175,7 +168,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 			  d->cfg.policy_dir);
 		return r;
 	}
-	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	d->last_load_realtime_usec = tierd_clock_usec(CLOCK_REALTIME);
 	if (!opts->read_only) {
 		r = tierd_daemon_runtime_dir(d);
 		if (r < 0)
@@ -330,6 +323,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 	int r;
 
 	feedback_from(tk->moved, tk->nr_moved, obs->obs, obs->nr, tk->feedback);
+	tierd_bpf_backend_reap(&d->bpf, &d->topo, &d->migrations, obs->obs, obs->nr);
 	for (size_t c = 0; c < obs->nr; c++)
 		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &tk->feedback[c]);
 	tierd_kernel_side_open_attribution(d);
@@ -414,15 +408,15 @@ static int decide(struct tierd_daemon *d, struct tick *tk, const char **ret_step
 		.cgroups = tk->obs.cgroups,
 	};
 	*ret_step = "the engine's plan";
-	tk->engine_usec = now_usec(CLOCK_MONOTONIC);
-	tk->engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID);
+	tk->engine_usec = tierd_clock_usec(CLOCK_MONOTONIC);
+	tk->engine_cpu_usec = tierd_clock_usec(CLOCK_PROCESS_CPUTIME_ID);
 	r = tierd_engine_plan(d->engine, &tk->in, &tk->plan);
 	if (r < 0)
 		return r;
-	tk->engine_usec = now_usec(CLOCK_MONOTONIC) - tk->engine_usec;
-	tk->engine_cpu_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->engine_cpu_usec;
+	tk->engine_usec = tierd_clock_usec(CLOCK_MONOTONIC) - tk->engine_usec;
+	tk->engine_cpu_usec = tierd_clock_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->engine_cpu_usec;
 	*ret_step = "building the report";
-	r = tierd_report_build(&tk->in, &tk->plan, now_usec(CLOCK_REALTIME), d->opts.dry_run,
+	r = tierd_report_build(&tk->in, &tk->plan, tierd_clock_usec(CLOCK_REALTIME), d->opts.dry_run,
 			       tk->obs.nr_conflicts, &tk->rep);
 	if (r < 0)
 		return r;
@@ -457,13 +451,13 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
 								       &rep->cgroups[c].bpf);
 	d->ticks++;
 	if (!d->opts.read_only)
-		export(d, rep, &tk->obs, now_usec(CLOCK_MONOTONIC) - tk->start_usec);
+		export(d, rep, &tk->obs, tierd_clock_usec(CLOCK_MONOTONIC) - tk->start_usec);
 	/* make bench-scale reads this line (bench/scale/README.md). */
 	tierd_log(&d->log, TIERD_LOG_DEBUG,
 		  "tick %llu: %llu us wall, %llu us cpu; engine %llu us wall, %llu us cpu; %zu cgroups managed",
 		  (unsigned long long)d->ticks,
-		  (unsigned long long)(now_usec(CLOCK_MONOTONIC) - tk->start_usec),
-		  (unsigned long long)(now_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->cpu_start_usec),
+		  (unsigned long long)(tierd_clock_usec(CLOCK_MONOTONIC) - tk->start_usec),
+		  (unsigned long long)(tierd_clock_usec(CLOCK_PROCESS_CPUTIME_ID) - tk->cpu_start_usec),
 		  (unsigned long long)tk->engine_usec, (unsigned long long)tk->engine_cpu_usec,
 		  tk->obs.nr);
 	tierd_report_summary(rep, status, sizeof(status));
@@ -482,8 +476,8 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
  * step before succeeded; on failure *ret_step says which step failed. */
 static int tick(struct tierd_daemon *d, const char **ret_step)
 {
-	struct tick tk = { .start_usec = now_usec(CLOCK_MONOTONIC),
-			   .cpu_start_usec = now_usec(CLOCK_PROCESS_CPUTIME_ID) };
+	struct tick tk = { .start_usec = tierd_clock_usec(CLOCK_MONOTONIC),
+			   .cpu_start_usec = tierd_clock_usec(CLOCK_PROCESS_CPUTIME_ID) };
 	int r;
 
 	r = sense(d, &tk, ret_step);
@@ -567,7 +561,7 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	int r;
 
 	(void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
-			 (unsigned long long)now_usec(CLOCK_MONOTONIC));
+			 (unsigned long long)tierd_clock_usec(CLOCK_MONOTONIC));
 	d->reload_why[0] = '\0';
 	r = load_config(d, &cfg);
 	if (r < 0)
@@ -606,7 +600,7 @@ int tierd_daemon_reload(struct tierd_daemon *d)
 	}
 	d->topo = topo;
 	tierd_policy_set_move(&d->policies, &set);
-	d->last_load_realtime_usec = now_usec(CLOCK_REALTIME);
+	d->last_load_realtime_usec = tierd_clock_usec(CLOCK_REALTIME);
 	if (d->timer)
 		(void)sd_event_source_set_time_relative(d->timer, d->cfg.tick_usec);
 	tierd_log_ev(&d->log, TIERD_LOG_INFO, "reload", NULL, NULL, -1, 0,
