@@ -3,18 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "sample_promote.h"
-
-/* One page to move. */
-struct item {
-	uint64_t cgroup_id;
-	uint32_t tgid;
-	int node;
-	uint64_t vaddr;
-	uint64_t token;
-	uint32_t from_tier, to_tier;
-	uint32_t attempts; /* tries before this one */
-};
 
 int tierd_sample_promoter_init(struct tierd_sample_promoter *p, const struct tierd_move_pages_ops *ops,
 			       void *ops_data, struct tierd_sample_pages *pages)
@@ -47,7 +37,7 @@ static int target_node(const struct tierd_topology *topo, size_t tier)
 
 static int cmp_item(const void *a, const void *b)
 {
-	const struct item *x = a, *y = b;
+	const struct tierd_promote_item *x = a, *y = b;
 
 	if (x->cgroup_id != y->cgroup_id)
 		return x->cgroup_id < y->cgroup_id ? -1 : 1;
@@ -63,7 +53,7 @@ static int cmp_item(const void *a, const void *b)
 
 /* Adds the page behind token, when the table still knows it. */
 static void add_item(struct tierd_sample_promoter *p, const struct tierd_topology *topo,
-		     struct item *items, size_t *n, uint64_t token, uint64_t cgroup_id,
+		     struct tierd_promote_item *items, size_t *n, uint64_t token, uint64_t cgroup_id,
 		     size_t from_tier, size_t to_tier, uint32_t attempts)
 {
 	uint64_t vaddr;
@@ -76,7 +66,7 @@ static void add_item(struct tierd_sample_promoter *p, const struct tierd_topolog
 		p->stale++;
 		return;
 	}
-	items[(*n)++] = (struct item){ .cgroup_id = cgroup_id, .tgid = tgid, .node = node,
+	items[(*n)++] = (struct tierd_promote_item){ .cgroup_id = cgroup_id, .tgid = tgid, .node = node,
 				       .vaddr = vaddr, .token = token,
 				       .from_tier = (uint32_t)from_tier,
 				       .to_tier = (uint32_t)to_tier, .attempts = attempts };
@@ -92,7 +82,7 @@ static struct tierd_promote_feedback *feedback_of(struct tierd_sample_promoter *
 }
 
 /* The item of group [g, g + n) at vaddr (the group is sorted by vaddr). */
-static const struct item *find_item(const struct item *g, size_t n, uint64_t vaddr)
+static const struct tierd_promote_item *find_item(const struct tierd_promote_item *g, size_t n, uint64_t vaddr)
 {
 	size_t lo = 0, hi = n;
 
@@ -107,56 +97,68 @@ static const struct item *find_item(const struct item *g, size_t n, uint64_t vad
 	return lo < n && g[lo].vaddr == vaddr ? &g[lo] : NULL;
 }
 
-/* Moves one group: one process's pages to one node. */
-static void move_group(struct tierd_sample_promoter *p, const struct tierd_topology *topo,
-		       const struct item *g, size_t n, uint64_t *addrs, uint64_t *again,
-		       struct tierd_migration_stats *stats, struct tierd_promotion_counts *counts,
-		       tierd_promote_log_fn log_fn, void *log_data)
+/* What one group's move did, accounted on the tick's thread. */
+static void account_group(struct tierd_sample_promoter *p, const struct tierd_topology *topo,
+			  const struct tierd_promote_batch *b, const struct tierd_promote_group *gr,
+			  struct tierd_migration_stats *stats, struct tierd_promotion_counts *counts,
+			  tierd_promote_log_fn log_fn, void *log_data)
 {
-	struct tierd_move_result res;
+	const struct tierd_promote_item *g = b->items + gr->first;
+	const struct tierd_move_result *res = &gr->res;
 	struct tierd_promote_feedback *fb = feedback_of(p, g->cgroup_id);
-	uint64_t tried;
-	size_t nr_again = 0;
+	const uint64_t *again = b->again + gr->first;
+	size_t nr_again = gr->r < 0 ? 0 : gr->nr_again;
+	uint64_t tried = gr->n - res->already_on_target;
 	uint32_t to = g->to_tier;
-	int r;
 
-	for (size_t i = 0; i < n; i++)
-		addrs[i] = g[i].vaddr;
-	r = tierd_move_pages(p->ops, p->ops_data, (int)g->tgid, addrs, n, g->node, &res, again,
-			     &nr_again);
-	if (r < 0) {
+	if (gr->r < 0) {
 		if (log_fn)
-			log_fn(log_data, g->cgroup_id, g->tgid, g->node, r);
+			log_fn(log_data, g->cgroup_id, g->tgid, g->node, gr->r);
 		/* The process is gone: so are its pages. */
-		if (r == -ESRCH)
+		if (gr->r == -ESRCH)
 			tierd_sample_pages_forget(p->pages, g->tgid);
-		nr_again = 0;
 	}
-	tried = n - res.already_on_target;
 	tierd_migration_account(stats, TIERD_PATH_MOVE_PAGES, tried * TIERD_PAGE_BYTES,
-				res.moved * TIERD_PAGE_BYTES, TIERD_MAX_TIERS, to);
+				res->moved * TIERD_PAGE_BYTES, TIERD_MAX_TIERS, to);
 	for (size_t k = 0; k < TIERD_MAX_NODES; k++) {
-		int i = res.moved_from_node[k] ? tierd_topology_node_index(topo, (int)k) : -1;
+		int i = res->moved_from_node[k] ? tierd_topology_node_index(topo, (int)k) : -1;
 		int from = i < 0 ? -1 : topo->nodes[i].tier;
 
 		if (from >= 0 && from < TIERD_MAX_TIERS && to < TIERD_MAX_TIERS)
-			stats->matrix[from][to] += res.moved_from_node[k] * TIERD_PAGE_BYTES;
+			stats->matrix[from][to] += res->moved_from_node[k] * TIERD_PAGE_BYTES;
 	}
 	if (to < TIERD_MAX_TIERS) {
 		counts->tried[to] += tried;
-		counts->succeeded[to] += res.moved;
-		counts->failed[to] += tried - res.moved;
+		counts->succeeded[to] += res->moved;
+		counts->failed[to] += tried - res->moved;
 	}
-	fb->promoted_bytes += res.moved * TIERD_PAGE_BYTES;
-	fb->failed_bytes += (tried - res.moved) * TIERD_PAGE_BYTES;
+	fb->promoted_bytes += res->moved * TIERD_PAGE_BYTES;
+	fb->failed_bytes += (tried - res->moved) * TIERD_PAGE_BYTES;
 	for (size_t i = 0; i < nr_again && p->nr_retry < TIERD_PROMOTE_RETRY_MAX; i++) {
-		const struct item *it = find_item(g, n, again[i]);
+		const struct tierd_promote_item *it = find_item(g, gr->n, again[i]);
 
 		if (!it || it->attempts + 1 >= TIERD_PROMOTE_ATTEMPTS)
 			continue;
 		p->retry[p->nr_retry++] = (struct tierd_promote_retry){
 			.token = it->token, .cgroup_id = it->cgroup_id, .to_tier = it->to_tier,
 			.from_tier = it->from_tier, .attempts = it->attempts + 1 };
+	}
+}
+
+/* A group not tried before the deadline waits for the next batch, its
+ * attempts unchanged. */
+static void defer_group(struct tierd_sample_promoter *p, const struct tierd_promote_batch *b,
+			const struct tierd_promote_group *gr)
+{
+	for (size_t i = 0; i < gr->n; i++) {
+		const struct tierd_promote_item *it = &b->items[gr->first + i];
+
+		p->deferred++;
+		if (p->nr_retry >= TIERD_PROMOTE_RETRY_MAX)
+			continue;
+		p->retry[p->nr_retry++] = (struct tierd_promote_retry){
+			.token = it->token, .cgroup_id = it->cgroup_id, .to_tier = it->to_tier,
+			.from_tier = it->from_tier, .attempts = it->attempts };
 	}
 }
 
@@ -218,18 +220,44 @@ static bool retry_fits(const struct tierd_engine_input *in, uint64_t (*room)[TIE
 	return true;
 }
 
-int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_engine_input *in,
-			 const struct tierd_plan *plan, struct tierd_migration_stats *stats,
-			 struct tierd_promotion_counts *counts, tierd_promote_log_fn log_fn,
-			 void *log_data)
+/* Cuts the sorted items into groups: same cgroup, process and node, each
+ * page once, at most TIERD_MOVE_PAGES_BATCH pages (one move_pages call, so
+ * that a deadline is checked between calls). Compacts items. */
+static int make_groups(struct tierd_promote_batch *b)
 {
-	struct tierd_promote_feedback *fb = NULL;
-	uint64_t *addrs = NULL, *again = NULL;
-	struct item *items = NULL;
+	size_t n = 0;
+
+	b->groups = calloc(b->nr_items ? b->nr_items : 1, sizeof(*b->groups));
+	if (!b->groups)
+		return -ENOMEM;
+	for (size_t i = 0, k = 0; i < b->nr_items; i = k) {
+		struct tierd_promote_item *first = &b->items[i];
+		size_t start = n;
+
+		for (k = i; k < b->nr_items && b->items[k].cgroup_id == first->cgroup_id &&
+			    b->items[k].tgid == first->tgid && b->items[k].node == first->node;
+		     k++)
+			if (n == start || b->items[n - 1].vaddr != b->items[k].vaddr)
+				b->items[n++] = b->items[k];
+		for (size_t g = start; g < n; g += TIERD_MOVE_PAGES_BATCH) {
+			size_t len = n - g < TIERD_MOVE_PAGES_BATCH ? n - g : TIERD_MOVE_PAGES_BATCH;
+
+			b->groups[b->nr_groups++] = (struct tierd_promote_group){ .first = g, .n = len };
+		}
+	}
+	b->nr_items = n;
+	return 0;
+}
+
+int tierd_sample_promote_prepare(struct tierd_sample_promoter *p,
+				 const struct tierd_engine_input *in, const struct tierd_plan *plan,
+				 struct tierd_promote_batch *b)
+{
 	uint64_t (*room)[TIERD_MAX_TIERS] = NULL;
 	size_t nr_pages = p->nr_retry, n = 0;
 	int r = -ENOMEM;
 
+	*b = (struct tierd_promote_batch){ 0 };
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		const struct tierd_action *a = &plan->actions[i];
 
@@ -237,11 +265,10 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 			nr_pages += (a->end - a->start + TIERD_PAGE_BYTES - 1) / TIERD_PAGE_BYTES;
 	}
 	if (nr_pages) {
-		items = calloc(nr_pages, sizeof(*items));
-		addrs = calloc(nr_pages, sizeof(*addrs));
-		again = calloc(nr_pages, sizeof(*again));
-		fb = calloc(nr_pages, sizeof(*fb));
-		if (!items || !addrs || !again || !fb)
+		b->items = calloc(nr_pages, sizeof(*b->items));
+		b->addrs = calloc(nr_pages, sizeof(*b->addrs));
+		b->again = calloc(nr_pages, sizeof(*b->again));
+		if (!b->items || !b->addrs || !b->again)
 			goto out;
 	}
 	if (p->nr_retry) {
@@ -254,7 +281,7 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 			p->at_max++;
 			continue;
 		}
-		add_item(p, in->topo, items, &n, p->retry[i].token, p->retry[i].cgroup_id,
+		add_item(p, in->topo, b->items, &n, p->retry[i].token, p->retry[i].cgroup_id,
 			 p->retry[i].from_tier, p->retry[i].to_tier, p->retry[i].attempts);
 	}
 	for (size_t i = 0; i < plan->nr_actions; i++) {
@@ -263,32 +290,97 @@ int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_eng
 		if (a->kind != TIERD_ACTION_MIGRATE || !tierd_sample_token(a->start))
 			continue;
 		for (uint64_t t = a->start; t < a->end; t += TIERD_PAGE_BYTES)
-			add_item(p, in->topo, items, &n, t, in->cgroups[a->cgroup].obs->id,
+			add_item(p, in->topo, b->items, &n, t, in->cgroups[a->cgroup].obs->id,
 				 a->from_tier, a->to_tier, 0);
 	}
-	qsort(items, n, sizeof(*items), cmp_item);
-	free(p->feedback);
-	p->feedback = fb;
-	fb = NULL;
-	p->nr_feedback = 0;
-	p->nr_retry = 0;
-	for (size_t i = 0, k = 0; i < n; i = k) {
-		size_t m = 0;
-
-		/* One group: same cgroup, process and node; each page once. */
-		for (k = i; k < n && items[k].cgroup_id == items[i].cgroup_id &&
-			    items[k].tgid == items[i].tgid && items[k].node == items[i].node;
-		     k++)
-			if (m == 0 || items[i + m - 1].vaddr != items[k].vaddr)
-				items[i + m++] = items[k];
-		move_group(p, in->topo, items + i, m, addrs, again, stats, counts, log_fn, log_data);
-	}
-	r = 0;
+	if (n)
+		qsort(b->items, n, sizeof(*b->items), cmp_item);
+	b->nr_items = n;
+	r = make_groups(b);
+	if (r == 0)
+		p->nr_retry = 0;
 out:
 	free(room);
-	free(fb);
-	free(again);
-	free(addrs);
-	free(items);
+	if (r < 0)
+		tierd_promote_batch_free(b);
 	return r;
+}
+
+void tierd_promote_batch_run(const struct tierd_move_pages_ops *ops, void *ops_data,
+			     struct tierd_promote_batch *b, uint64_t deadline_usec)
+{
+	for (size_t i = 0; i < b->nr_groups; i++) {
+		struct tierd_promote_group *gr = &b->groups[i];
+
+		/* The first call is always made: a batch always makes progress. */
+		if (i && deadline_usec && tierd_clock_usec(CLOCK_MONOTONIC) >= deadline_usec) {
+			b->deadline_hit = true;
+			return;
+		}
+		for (size_t k = 0; k < gr->n; k++)
+			b->addrs[gr->first + k] = b->items[gr->first + k].vaddr;
+		gr->r = tierd_move_pages(ops, ops_data, (int)b->items[gr->first].tgid,
+					 b->addrs + gr->first, gr->n, b->items[gr->first].node,
+					 &gr->res, b->again + gr->first, &gr->nr_again);
+		gr->ran = true;
+		b->nr_ran++;
+	}
+}
+
+int tierd_sample_promote_finish(struct tierd_sample_promoter *p,
+				const struct tierd_topology *topo, struct tierd_promote_batch *b,
+				struct tierd_migration_stats *stats,
+				struct tierd_promotion_counts *counts, tierd_promote_log_fn log_fn,
+				void *log_data)
+{
+	struct tierd_promote_feedback *fb = NULL;
+
+	if (b->nr_items) {
+		fb = calloc(b->nr_items, sizeof(*fb));
+		if (!fb) {
+			tierd_promote_batch_free(b);
+			return -ENOMEM;
+		}
+	}
+	free(p->feedback);
+	p->feedback = fb;
+	p->nr_feedback = 0;
+	if (b->deadline_hit)
+		p->deadline_hits++;
+	for (size_t i = 0; i < b->nr_groups; i++) {
+		if (b->groups[i].ran)
+			account_group(p, topo, b, &b->groups[i], stats, counts, log_fn, log_data);
+		else
+			defer_group(p, b, &b->groups[i]);
+	}
+	tierd_promote_batch_free(b);
+	return 0;
+}
+
+void tierd_promote_batch_free(struct tierd_promote_batch *b)
+{
+	free(b->items);
+	free(b->addrs);
+	free(b->again);
+	free(b->groups);
+	*b = (struct tierd_promote_batch){ 0 };
+}
+
+void tierd_sample_promoter_consumed(struct tierd_sample_promoter *p)
+{
+	p->nr_feedback = 0;
+}
+
+int tierd_sample_promote(struct tierd_sample_promoter *p, const struct tierd_engine_input *in,
+			 const struct tierd_plan *plan, struct tierd_migration_stats *stats,
+			 struct tierd_promotion_counts *counts, tierd_promote_log_fn log_fn,
+			 void *log_data)
+{
+	struct tierd_promote_batch b;
+	int r = tierd_sample_promote_prepare(p, in, plan, &b);
+
+	if (r < 0)
+		return r;
+	tierd_promote_batch_run(p->ops, p->ops_data, &b, 0);
+	return tierd_sample_promote_finish(p, in->topo, &b, stats, counts, log_fn, log_data);
 }

@@ -314,11 +314,94 @@ static void test_gone(void)
 	world_free(&w);
 }
 
+/* A deadline already past: the first call is made, the other group waits
+ * in the retry queue, its attempts unchanged, and goes with the next run. */
+static void test_deadline(void)
+{
+	struct world w;
+	struct tierd_action acts[2];
+	struct tierd_plan plan = { .nr_actions = 2, .actions = acts };
+	struct tierd_promote_batch b;
+	uint64_t a0, b0;
+
+	world_init(&w);
+	a0 = tierd_sample_pages_token(&w.pages, PID_A, BASE);
+	(void)tierd_sample_pages_token(&w.pages, PID_A, BASE + PAGE);
+	b0 = tierd_sample_pages_token(&w.pages, PID_B, BASE);
+	(void)tierd_sample_pages_token(&w.pages, PID_B, BASE + PAGE);
+	acts[0] = migrate(0, a0, 2, 0);
+	acts[1] = migrate(1, b0, 2, 0);
+	CHECK_EQ_INT(tierd_sample_promote_prepare(&w.p, &w.in, &plan, &b), 0);
+	CHECK_EQ_U64(b.nr_groups, 2);
+	tierd_promote_batch_run(&fake_ops, &w.f, &b, 1);
+	CHECK(b.deadline_hit);
+	CHECK_EQ_U64(b.nr_ran, 1);
+	CHECK_EQ_INT(w.f.moves, 1);
+	CHECK_EQ_INT(tierd_sample_promote_finish(&w.p, &w.topo, &b, &w.stats, &w.counts, count_log,
+						 &w), 0);
+	CHECK(b.items == NULL && b.groups == NULL);
+	CHECK_EQ_INT(w.f.node[0][0], 0);
+	CHECK_EQ_INT(w.f.node[0][1], 0);
+	CHECK_EQ_INT(w.f.node[1][0], 3);
+	CHECK_EQ_U64(w.p.deadline_hits, 1);
+	CHECK_EQ_U64(w.p.deferred, 2);
+	CHECK_EQ_U64(w.p.nr_retry, 2);
+	CHECK_EQ_U64(w.p.retry[0].cgroup_id, CG_B);
+	CHECK_EQ_U64(w.p.retry[0].attempts, 0);
+	CHECK_EQ_U64(w.p.nr_feedback, 1);
+	CHECK_EQ_U64(w.p.feedback[0].promoted_bytes, 2 * PAGE);
+	CHECK_EQ_U64(w.stats.path[TIERD_PATH_MOVE_PAGES].tried_bytes, 2 * PAGE);
+	CHECK_EQ_U64(w.counts.tried[0], 2);
+	/* The feedback read, a tick without a batch reads none. */
+	tierd_sample_promoter_consumed(&w.p);
+	CHECK_EQ_U64(w.p.nr_feedback, 0);
+	/* The next run, without a deadline, takes B's pages. */
+	CHECK_EQ_INT(run(&w, acts, 0), 0);
+	CHECK_EQ_INT(w.f.moves, 2);
+	CHECK_EQ_INT(w.f.node[1][0], 0);
+	CHECK_EQ_INT(w.f.node[1][1], 0);
+	CHECK_EQ_U64(w.p.nr_retry, 0);
+	CHECK_EQ_U64(w.counts.tried[0], 4);
+	CHECK_EQ_U64(w.p.deadline_hits, 1);
+	world_free(&w);
+}
+
+/* One process's pages to one node go in calls of at most
+ * TIERD_MOVE_PAGES_BATCH pages, so that a deadline falls between calls. */
+static void test_batch_groups(void)
+{
+	enum { NR = TIERD_MOVE_PAGES_BATCH + 904, CAP = 2 * TIERD_MOVE_PAGES_BATCH };
+	struct world w;
+	struct tierd_action act;
+	struct tierd_plan plan = { .nr_actions = 1, .actions = &act };
+	struct tierd_promote_batch b;
+	uint64_t first;
+
+	world_init(&w);
+	tierd_sample_pages_free(&w.pages);
+	CHECK_EQ_INT(tierd_sample_pages_init(&w.pages, CAP), 0);
+	first = tierd_sample_pages_token(&w.pages, PID_A, BASE);
+	for (uint64_t k = 1; k < NR; k++)
+		(void)tierd_sample_pages_token(&w.pages, PID_A, BASE + k * PAGE);
+	act = migrate(0, first, NR, 0);
+	CHECK_EQ_INT(tierd_sample_promote_prepare(&w.p, &w.in, &plan, &b), 0);
+	CHECK_EQ_U64(b.nr_items, NR);
+	CHECK_EQ_U64(b.nr_groups, 2);
+	CHECK_EQ_U64(b.groups[0].n, TIERD_MOVE_PAGES_BATCH);
+	CHECK_EQ_U64(b.groups[1].first, TIERD_MOVE_PAGES_BATCH);
+	CHECK_EQ_U64(b.groups[1].n, 904);
+	CHECK_EQ_U64(b.items[TIERD_MOVE_PAGES_BATCH].vaddr, BASE + TIERD_MOVE_PAGES_BATCH * PAGE);
+	tierd_promote_batch_free(&b);
+	world_free(&w);
+}
+
 int main(void)
 {
 	test_groups();
 	test_retry();
 	test_retry_at_max();
 	test_gone();
+	test_deadline();
+	test_batch_groups();
 	return tierd_test_finish();
 }
