@@ -1,0 +1,128 @@
+/* The kernel worker thread; see kernel_worker.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "clock.h"
+#include "kernel_worker.h"
+
+static void *loop(void *data)
+{
+	struct tierd_kernel_worker *w = data;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (!w->stopping && !(w->state == TIERD_JOB_RUNNING && w->run))
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->state != TIERD_JOB_RUNNING || !w->run)
+			break;
+		void (*run)(void *) = w->run;
+		void *arg = w->arg;
+
+		pthread_mutex_unlock(&w->lock);
+		run(arg);
+		pthread_mutex_lock(&w->lock);
+		w->run = NULL;
+		w->ended_usec = tierd_clock_usec(CLOCK_MONOTONIC);
+		w->state = TIERD_JOB_DONE;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int tierd_kernel_worker_start(struct tierd_kernel_worker *w)
+{
+	int r;
+
+	*w = (struct tierd_kernel_worker){ 0 };
+	r = pthread_mutex_init(&w->lock, NULL);
+	if (r)
+		return -r;
+	r = pthread_cond_init(&w->cond, NULL);
+	if (r) {
+		pthread_mutex_destroy(&w->lock);
+		return -r;
+	}
+	r = pthread_create(&w->thread, NULL, loop, w);
+	if (r) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		return -r;
+	}
+	w->started = true;
+	return 0;
+}
+
+int tierd_kernel_worker_submit(struct tierd_kernel_worker *w, void (*run)(void *arg), void *arg)
+{
+	int r = 0;
+
+	if (!w->started)
+		return -EINVAL;
+	pthread_mutex_lock(&w->lock);
+	if (w->state != TIERD_JOB_NONE) {
+		r = -EBUSY;
+	} else {
+		w->run = run;
+		w->arg = arg;
+		w->started_usec = tierd_clock_usec(CLOCK_MONOTONIC);
+		w->state = TIERD_JOB_RUNNING;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return r;
+}
+
+bool tierd_kernel_worker_reap(struct tierd_kernel_worker *w, uint64_t *ret_usec)
+{
+	bool done;
+
+	if (!w->started)
+		return false;
+	pthread_mutex_lock(&w->lock);
+	done = w->state == TIERD_JOB_DONE;
+	if (done) {
+		w->state = TIERD_JOB_NONE;
+		if (ret_usec)
+			*ret_usec = w->ended_usec - w->started_usec;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return done;
+}
+
+bool tierd_kernel_worker_busy(struct tierd_kernel_worker *w)
+{
+	bool busy;
+
+	if (!w->started)
+		return false;
+	pthread_mutex_lock(&w->lock);
+	busy = w->state != TIERD_JOB_NONE;
+	pthread_mutex_unlock(&w->lock);
+	return busy;
+}
+
+void tierd_kernel_worker_wait(struct tierd_kernel_worker *w)
+{
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	while (w->state == TIERD_JOB_RUNNING)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void tierd_kernel_worker_stop(struct tierd_kernel_worker *w)
+{
+	if (!w->started)
+		return;
+	tierd_kernel_worker_wait(w);
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	*w = (struct tierd_kernel_worker){ 0 };
+}

@@ -1,0 +1,53 @@
+/* A thread for the tick's slow kernel calls, one job at a time, so that
+ * the event loop (ticks, the watchdog, signals, the sampler's ring buffer)
+ * never waits for them: the tick submits a job and goes on; a later tick
+ * reaps it when it has ended and takes its results. A job owns everything
+ * it touches until it is reaped (the submitter must not touch it), and
+ * logs nothing: the reaping tick does.
+ *
+ * Today sampled promotions (move_pages(2) batches) run here; DAMON's
+ * commits and reads still run on the tick (docs/design.md, "Kernel calls
+ * and the tick"). */
+#ifndef TIERD_KERNEL_WORKER_H
+#define TIERD_KERNEL_WORKER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum tierd_worker_job_state { TIERD_JOB_NONE, TIERD_JOB_RUNNING, TIERD_JOB_DONE };
+
+struct tierd_kernel_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;       /* a job submitted, a job ended, or stop */
+	bool started, stopping;
+	enum tierd_worker_job_state state;
+	void (*run)(void *arg);
+	void *arg;
+	uint64_t started_usec, ended_usec; /* CLOCK_MONOTONIC, of the job */
+};
+
+/* Starts the thread. Returns 0 or -errno. */
+int tierd_kernel_worker_start(struct tierd_kernel_worker *w);
+
+/* Hands run(arg) to the thread. -EBUSY while a job has not been reaped,
+ * -EINVAL when the worker is not started. */
+int tierd_kernel_worker_submit(struct tierd_kernel_worker *w, void (*run)(void *arg), void *arg);
+
+/* True, and the worker idle again, when the job has ended; false while it
+ * runs or when there is none. *ret_usec (may be NULL) gets how long it
+ * ran. Never blocks on the job. */
+bool tierd_kernel_worker_reap(struct tierd_kernel_worker *w, uint64_t *ret_usec);
+
+/* True while a job has not been reaped. */
+bool tierd_kernel_worker_busy(struct tierd_kernel_worker *w);
+
+/* Blocks until the job, if any, has ended (it is then reaped by the next
+ * tierd_kernel_worker_reap). For shutdown. */
+void tierd_kernel_worker_wait(struct tierd_kernel_worker *w);
+
+/* Waits for the job, ends the thread. The worker may be started again. */
+void tierd_kernel_worker_stop(struct tierd_kernel_worker *w);
+
+#endif

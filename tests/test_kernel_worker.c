@@ -1,0 +1,138 @@
+/* The kernel worker (controller/kernel_worker.c) with a job that blocks
+ * until the test lets it go: the submitter is never held up, a second job
+ * is refused while the first is not reaped, reaping comes only after the
+ * job ended and tells how long it ran, and stop waits for a job under way. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "check.h"
+#include "../controller/kernel_worker.h"
+
+TIERD_TEST_MAIN_COUNTS;
+
+/* Long enough to be measured as a duration well above zero. */
+#define HOLD_NSEC 20000000L
+#define HOLD_USEC 20000u
+
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool entered, open;
+	unsigned runs;
+};
+
+static void gated(void *data)
+{
+	struct gate *g = data;
+	const struct timespec hold = { .tv_nsec = HOLD_NSEC };
+
+	pthread_mutex_lock(&g->lock);
+	g->entered = true;
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	nanosleep(&hold, NULL);
+	g->runs++;
+}
+
+static void gate_init(struct gate *g)
+{
+	*g = (struct gate){ 0 };
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+}
+
+static void wait_entered(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	while (!g->entered)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void open_gate(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void test_job_in_flight(void)
+{
+	struct tierd_kernel_worker w;
+	struct gate g;
+	uint64_t usec = 0;
+
+	gate_init(&g);
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&(struct tierd_kernel_worker){ 0 }, gated, &g),
+		     -EINVAL);
+	CHECK_EQ_INT(tierd_kernel_worker_start(&w), 0);
+	CHECK(!tierd_kernel_worker_busy(&w));
+	CHECK(!tierd_kernel_worker_reap(&w, &usec));
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), 0);
+	wait_entered(&g);
+	/* The job holds: the submitter goes on. */
+	CHECK(tierd_kernel_worker_busy(&w));
+	CHECK(!tierd_kernel_worker_reap(&w, &usec));
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), -EBUSY);
+	open_gate(&g);
+	tierd_kernel_worker_wait(&w);
+	CHECK_EQ_INT(g.runs, 1);
+	/* Ended, not reaped: still busy for a new job. */
+	CHECK(tierd_kernel_worker_busy(&w));
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), -EBUSY);
+	CHECK(tierd_kernel_worker_reap(&w, &usec));
+	CHECK(usec >= HOLD_USEC);
+	CHECK(!tierd_kernel_worker_busy(&w));
+	CHECK(!tierd_kernel_worker_reap(&w, NULL));
+	/* A second job runs on the same thread. */
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), 0);
+	tierd_kernel_worker_stop(&w);
+	CHECK_EQ_INT(g.runs, 2);
+	CHECK(!w.started);
+}
+
+/* stop() while the job is held ends only after the job. */
+struct stopper {
+	struct tierd_kernel_worker *w;
+	bool stopped;
+};
+
+static void *stop_thread(void *data)
+{
+	struct stopper *s = data;
+
+	tierd_kernel_worker_stop(s->w);
+	s->stopped = true;
+	return NULL;
+}
+
+static void test_stop_waits(void)
+{
+	struct tierd_kernel_worker w;
+	struct stopper s = { .w = &w };
+	struct gate g;
+	pthread_t t;
+
+	gate_init(&g);
+	CHECK_EQ_INT(tierd_kernel_worker_start(&w), 0);
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), 0);
+	wait_entered(&g);
+	CHECK_EQ_INT(pthread_create(&t, NULL, stop_thread, &s), 0);
+	CHECK_EQ_INT(g.runs, 0);
+	open_gate(&g);
+	pthread_join(t, NULL);
+	CHECK(s.stopped);
+	CHECK_EQ_INT(g.runs, 1);
+}
+
+int main(void)
+{
+	test_job_in_flight();
+	test_stop_waits();
+	return tierd_test_finish();
+}
