@@ -224,7 +224,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 					  k->log);
 	}
 	if (k->bpf)
-		tierd_bpf_backend_promote(k->bpf, in, a->plan, k->stats);
+		tierd_bpf_backend_promote(k->bpf, in, a->plan, a->tick_usec);
 	reclaim_fallback(k, a);
 out:
 	free(ids);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bpf_backend.h"
+#include "clock.h"
 #include "fsread.h"
 
 
@@ -139,6 +140,13 @@ void tierd_bpf_backend_start(struct tierd_bpf_backend *b, const char *root,
 	r = alloc_buffers(b);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "its buffers: %s", strerror(-r));
+		goto fail;
+	}
+	b->job.ops = b->promoter.ops;
+	b->job.ops_data = b->promoter.ops_data;
+	r = tierd_kernel_worker_start(&b->worker);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "the thread for move_pages: %s", strerror(-r));
 		goto fail;
 	}
 	describe_hooks(&hooks, b->state.hooks, sizeof(b->state.hooks));
@@ -338,7 +346,8 @@ bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup
 
 struct promote_log {
 	const struct tierd_logger *log;
-	const struct tierd_engine_input *in;
+	const struct tierd_cgroup_obs *obs;
+	size_t nr;
 };
 
 static void log_move_failure(void *userdata, uint64_t cgroup_id, uint32_t tgid, int node, int err)
@@ -346,25 +355,87 @@ static void log_move_failure(void *userdata, uint64_t cgroup_id, uint32_t tgid, 
 	const struct promote_log *pl = userdata;
 	const char *path = "?";
 
-	for (size_t c = 0; c < pl->in->nr_cgroups; c++)
-		if (pl->in->cgroups[c].obs->id == cgroup_id)
-			path = pl->in->cgroups[c].obs->path;
+	for (size_t c = 0; c < pl->nr; c++)
+		if (pl->obs[c].id == cgroup_id)
+			path = pl->obs[c].path;
 	/* A process that exited (ESRCH) is routine: its pages are forgotten. */
 	tierd_log_ev(pl->log, err == -ESRCH ? TIERD_LOG_INFO : TIERD_LOG_WARNING, "promote-failed",
 		     path, NULL, -1, 0, "move_pages of process %u in %s to node %d failed: %s", tgid, path, node,
 			strerror(-err));
 }
 
-void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
-			       const struct tierd_plan *plan, struct tierd_migration_stats *stats)
+/* On the kernel worker's thread: the batch alone. */
+static void run_promotions(void *data)
 {
-	struct promote_log pl = { b->log, in };
+	struct tierd_promote_job *job = data;
+
+	tierd_promote_batch_run(job->ops, job->ops_data, &job->batch, job->deadline_usec);
+}
+
+static void finish_promotions(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
+			      uint64_t ran_usec, struct tierd_migration_stats *stats,
+			      const struct tierd_cgroup_obs *obs, size_t nr)
+{
+	struct promote_log pl = { b->log, obs, nr };
+	struct tierd_bpf_state *st = &b->state;
+	bool hit = b->job.batch.deadline_hit;
+	size_t groups = b->job.batch.nr_groups, ran = b->job.batch.nr_ran;
+	uint64_t deferred = b->promoter.deferred;
+
+	st->promote_batches++;
+	st->promote_last_usec = ran_usec;
+	if (ran_usec > st->promote_max_usec)
+		st->promote_max_usec = ran_usec;
+	if (tierd_sample_promote_finish(&b->promoter, topo, &b->job.batch, stats, &st->promotions,
+					log_move_failure, &pl) < 0)
+		tierd_log(b->log, TIERD_LOG_ERR, "out of memory accounting sampled promotions");
+	st->promote_deadline_hits = b->promoter.deadline_hits;
+	tierd_log(b->log, hit ? TIERD_LOG_INFO : TIERD_LOG_DEBUG,
+		  "move_pages: %zu of %zu calls made in %llu us%s", ran, groups,
+		  (unsigned long long)ran_usec,
+		  hit ? "; the deadline left the rest for the next batch" : "");
+	if (hit)
+		tierd_log(b->log, TIERD_LOG_DEBUG, "move_pages: %llu pages deferred",
+			  (unsigned long long)(b->promoter.deferred - deferred));
+}
+
+void tierd_bpf_backend_reap(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
+			    struct tierd_migration_stats *stats, const struct tierd_cgroup_obs *obs,
+			    size_t nr)
+{
+	uint64_t ran_usec = 0;
+
+	if (tierd_kernel_worker_reap(&b->worker, &ran_usec))
+		finish_promotions(b, topo, ran_usec, stats, obs, nr);
+}
+
+void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
+			       const struct tierd_plan *plan, uint64_t tick_usec)
+{
+	int r;
 
 	if (b->state.mode != TIERD_BPF_RUNNING)
 		return;
-	if (tierd_sample_promote(&b->promoter, in, plan, stats, &b->state.promotions,
-				 log_move_failure, &pl) < 0)
+	/* This tick read the feedback of the batch reaped at its start. */
+	tierd_sample_promoter_consumed(&b->promoter);
+	if (tierd_kernel_worker_busy(&b->worker)) {
+		b->state.promote_busy_ticks++;
+		tierd_log(b->log, TIERD_LOG_DEBUG,
+			  "move_pages: the last batch still runs; this tick's promotions wait for its samples to come again");
+		return;
+	}
+	r = tierd_sample_promote_prepare(&b->promoter, in, plan, &b->job.batch);
+	if (r < 0) {
 		tierd_log(b->log, TIERD_LOG_ERR, "out of memory promoting sampled pages");
+		return;
+	}
+	b->job.deadline_usec = tierd_clock_usec(CLOCK_MONOTONIC) +
+			       tick_usec / TIERD_PROMOTE_DEADLINE_DIVISOR;
+	r = tierd_kernel_worker_submit(&b->worker, run_promotions, &b->job);
+	if (r < 0) {
+		tierd_log(b->log, TIERD_LOG_ERR, "sampled promotions not started: %s", strerror(-r));
+		tierd_promote_batch_free(&b->job.batch);
+	}
 }
 
 void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
@@ -382,7 +453,13 @@ void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgro
 
 void tierd_bpf_backend_stop(struct tierd_bpf_backend *b)
 {
-	struct tierd_bpf_state state = b->state;
+	struct tierd_bpf_state state;
+
+	/* A batch under way ends first; what it moved is accounted in no
+	 * report (tierd stops). */
+	tierd_kernel_worker_stop(&b->worker);
+	tierd_promote_batch_free(&b->job.batch);
+	state = b->state;
 
 	tierd_bpf_sampler_free(b->sampler);
 	tierd_sample_promoter_free(&b->promoter);

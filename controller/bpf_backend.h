@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bpf_sampler.h"
+#include "kernel_worker.h"
 #include "log.h"
 #include "sample_pages.h"
 #include "sample_promote.h"
@@ -34,11 +35,25 @@ struct tierd_bpf_managed {
 	uint32_t rate, burst;
 };
 
+/* A batch's deadline: a part of the tick interval, so that the next tick
+ * finds it done (a call under way when it passes still ends). */
+#define TIERD_PROMOTE_DEADLINE_DIVISOR 2u
+
+/* What the kernel worker runs for sampled promotions. */
+struct tierd_promote_job {
+	const struct tierd_move_pages_ops *ops;
+	void *ops_data;
+	struct tierd_promote_batch batch;
+	uint64_t deadline_usec;     /* CLOCK_MONOTONIC */
+};
+
 struct tierd_bpf_backend {
 	struct tierd_bpf_state state;
 	struct tierd_bpf_sampler *sampler;
 	struct tierd_sample_pages pages;
 	struct tierd_sample_promoter promoter;
+	struct tierd_kernel_worker worker;     /* runs job: move_pages off the tick */
+	struct tierd_promote_job job;
 	const struct tierd_logger *log;
 	size_t nr_managed;
 	struct tierd_bpf_managed *managed;     /* TIERD_BPF_MAX_CGROUPS */
@@ -74,11 +89,22 @@ void tierd_bpf_backend_tick(struct tierd_bpf_backend *b, const struct tierd_engi
 bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
 			      struct tierd_bpf_cgroup_counts *counts);
 
-/* Carries out plan's promotions of sampled pages; adds to stats. */
+/* Hands plan's promotions of sampled pages to the kernel worker, with a
+ * deadline of tick_usec / TIERD_PROMOTE_DEADLINE_DIVISOR; while the last
+ * batch still runs, this tick's wait (counted: promote_busy_ticks) and the
+ * retry queue keeps what it held. Never waits for the kernel. */
 void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
-			       const struct tierd_plan *plan, struct tierd_migration_stats *stats);
+			       const struct tierd_plan *plan, uint64_t tick_usec);
 
-/* What the last promote did for the cgroup: bytes moved and failed. */
+/* When the last batch has ended: accounts it (stats, the promotion counts,
+ * the feedback the next tierd_bpf_backend_feedback() calls read), logging
+ * failed calls with the paths of obs[0..nr). Does nothing while it runs. */
+void tierd_bpf_backend_reap(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
+			    struct tierd_migration_stats *stats, const struct tierd_cgroup_obs *obs,
+			    size_t nr);
+
+/* What the batch reaped this tick did for the cgroup: bytes moved and
+ * failed (none when no batch ended since the last promote). */
 void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgroup_id,
 				struct tierd_feedback *fb);
 

@@ -398,6 +398,23 @@ static void bpf_metrics(struct out *o, const struct tierd_report *rep, const str
 		for (size_t r = 0; r < TIERD_ARRAY_SIZE(results); r++)
 			emit(o, "tierd_sample_promotions_pages_total{target_tier=\"%zu\",result=\"%s\"} %llu\n",
 			     t, results[r], (unsigned long long)by_result[r][t]);
+	header(o, "tierd_sample_promote_batches_total", "counter",
+	       "move_pages(2) batches of sampled promotions run off the tick's thread.");
+	emit(o, "tierd_sample_promote_batches_total %llu\n", (unsigned long long)b->promote_batches);
+	header(o, "tierd_sample_promote_busy_ticks_total", "counter",
+	       "Ticks whose sampled promotions waited: the last batch still ran.");
+	emit(o, "tierd_sample_promote_busy_ticks_total %llu\n",
+	     (unsigned long long)b->promote_busy_ticks);
+	header(o, "tierd_sample_promote_deadline_hits_total", "counter",
+	       "Batches stopped at their deadline (half the tick interval); the rest waits for the next.");
+	emit(o, "tierd_sample_promote_deadline_hits_total %llu\n",
+	     (unsigned long long)b->promote_deadline_hits);
+	header(o, "tierd_sample_promote_batch_seconds", "gauge", "How long the last batch ran.");
+	emit(o, "tierd_sample_promote_batch_seconds %.6f\n",
+	     (double)b->promote_last_usec / TIERD_USEC_PER_SEC);
+	header(o, "tierd_sample_promote_batch_max_seconds", "gauge", "The longest batch since start.");
+	emit(o, "tierd_sample_promote_batch_max_seconds %.6f\n",
+	     (double)b->promote_max_usec / TIERD_USEC_PER_SEC);
 }
 
 int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)

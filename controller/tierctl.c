@@ -118,6 +118,12 @@ static void print_promotions(FILE *f, const struct tierd_report *rep)
 	for (size_t t = 0; t < rep->topo.nr_tiers; t++)
 		fprintf(f, "%-7zu %10llu %10llu %10llu\n", t, (unsigned long long)p->tried[t],
 			(unsigned long long)p->succeeded[t], (unsigned long long)p->failed[t]);
+	fprintf(f, "move_pages batches: %llu (last %.1f ms, longest %.1f ms), %llu stopped at their deadline, %llu tick%s waited for one\n",
+		(unsigned long long)rep->bpf.promote_batches,
+		(double)rep->bpf.promote_last_usec / TIERD_USEC_PER_MSEC,
+		(double)rep->bpf.promote_max_usec / TIERD_USEC_PER_MSEC,
+		(unsigned long long)rep->bpf.promote_deadline_hits,
+		(unsigned long long)rep->bpf.promote_busy_ticks, plural(rep->bpf.promote_busy_ticks));
 }
 
 /* Per path, then tier to tier: rows the tier moved from, columns the tier

@@ -55,6 +55,12 @@ struct tierd_bpf_state {
 	uint64_t unmanaged_faults;        /* hint faults of cgroups tierd does not manage */
 	uint64_t no_addr;                 /* sampled faults without an address */
 	struct tierd_promotion_counts promotions;
+	/* move_pages batches, on the kernel worker's thread. */
+	uint64_t promote_batches;         /* batches run */
+	uint64_t promote_busy_ticks;      /* ticks whose promotions waited: a batch still ran */
+	uint64_t promote_deadline_hits;   /* batches stopped at their deadline */
+	uint64_t promote_last_usec;       /* how long the last batch ran */
+	uint64_t promote_max_usec;        /* the longest batch */
 	struct tierd_kernel_migrations kernel_migrations[TIERD_MIGRATE_REASONS];
 };
 

@@ -180,6 +180,13 @@ static void bpf_write(struct tierd_jw *w, const struct tierd_bpf_state *b, size_
 	counts_write(w, "succeeded", b->promotions.succeeded, nr_tiers);
 	counts_write(w, "failed", b->promotions.failed, nr_tiers);
 	tierd_jw_end_object(w);
+	tierd_jw_begin_object(w, "move_pages");
+	tierd_jw_u64(w, "batches", b->promote_batches);
+	tierd_jw_u64(w, "busy_ticks", b->promote_busy_ticks);
+	tierd_jw_u64(w, "deadline_hits", b->promote_deadline_hits);
+	tierd_jw_u64(w, "last_usec", b->promote_last_usec);
+	tierd_jw_u64(w, "max_usec", b->promote_max_usec);
+	tierd_jw_end_object(w);
 	tierd_jw_end_object(w);
 }
 
@@ -606,7 +613,7 @@ static void read_backend(struct reader *rd, json_object *o, struct tierd_backend
 static void read_bpf(struct reader *rd, json_object *o, size_t nr_tiers, struct tierd_bpf_state *b)
 {
 	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
-	json_object *promotions;
+	json_object *promotions, *move_pages;
 	const char *name;
 
 	rd->where = "bpf.";
@@ -622,6 +629,17 @@ static void read_bpf(struct reader *rd, json_object *o, size_t nr_tiers, struct 
 	read_counts(rd, promotions, "tried", nr_tiers, b->promotions.tried);
 	read_counts(rd, promotions, "succeeded", nr_tiers, b->promotions.succeeded);
 	read_counts(rd, promotions, "failed", nr_tiers, b->promotions.failed);
+	/* Absent from the state files of releases before the kernel worker. */
+	rd->where = "bpf.";
+	move_pages = get_opt(rd, o, "move_pages", json_type_object);
+	rd->where = "bpf.move_pages.";
+	if (move_pages) {
+		b->promote_batches = get_u64(rd, move_pages, "batches");
+		b->promote_busy_ticks = get_u64(rd, move_pages, "busy_ticks");
+		b->promote_deadline_hits = get_u64(rd, move_pages, "deadline_hits");
+		b->promote_last_usec = get_u64(rd, move_pages, "last_usec");
+		b->promote_max_usec = get_u64(rd, move_pages, "max_usec");
+	}
 	rd->where = "";
 	if (rd->failed || tierd_bpf_mode_parse(mode, &b->mode) == 0)
 		return;

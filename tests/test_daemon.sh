@@ -231,7 +231,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 d["bpf"] = {"mode": "running", "why": "", "hooks": "numa_fault=btf fault_addr=btf numa_scan=btf migrate=tracepoint",
             "samples_read": 1345, "samples_lost": 1, "unmanaged_faults": 17, "no_addr": 2,
-            "promotions": {"tried": [1000, 24, 0, 0], "succeeded": [990, 24, 0, 0], "failed": [10, 0, 0, 0]}}
+            "promotions": {"tried": [1000, 24, 0, 0], "succeeded": [990, 24, 0, 0], "failed": [10, 0, 0, 0]},
+            "move_pages": {"batches": 57, "busy_ticks": 1, "deadline_hits": 2, "last_usec": 2345, "max_usec": 618000}}
 for c in d["cgroups"]:
     if c["policy"] == "db":
         c["bpf"] = {"faults": [0, 1200, 0, 345], "samples": [0, 1000, 0, 345], "drops": [0, 200, 0, 0]}
@@ -283,7 +284,8 @@ TO TIER      TRIED  SUCCEEDED     FAILED
 0             1000        990         10
 1               24         24          0
 2                0          0          0
-3                0          0          0" "tierctl status with BPF running"
+3                0          0          0
+move_pages batches: 57 (last 2.3 ms, longest 618.0 ms), 2 stopped at their deadline, 1 tick waited for one" "tierctl status with BPF running"
 $TIERCTL status --state-file "$T/nobpf.json" >"$T/snobpf"
 expect_eq "$(tail -n +"$((n + 1))" "$T/snobpf" | head -n 3)" "
 DAMON: running, 4 kdamonds (1 restart)

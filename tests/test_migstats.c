@@ -172,6 +172,11 @@ static void fill_bpf(struct tierd_report *rep, struct tierd_report_cgroup cgroup
 			.succeeded = { 890, 30, 0, 0 },
 			.failed = { 10, 0, 0, 0 },
 		},
+		.promote_batches = 41,
+		.promote_busy_ticks = 3,
+		.promote_deadline_hits = 2,
+		.promote_last_usec = 1500,
+		.promote_max_usec = 612345,
 	};
 	snprintf(rep->bpf.hooks, sizeof(rep->bpf.hooks),
 		 "numa_fault=btf fault_addr=tracepoint numa_scan=btf migrate=btf");
@@ -184,7 +189,12 @@ static bool same_bpf(const struct tierd_bpf_state *a, const struct tierd_bpf_sta
 	       strcmp(a->hooks, b->hooks) == 0 && a->samples_read == b->samples_read &&
 	       a->samples_lost == b->samples_lost && a->unmanaged_faults == b->unmanaged_faults &&
 	       a->no_addr == b->no_addr &&
-	       memcmp(&a->promotions, &b->promotions, sizeof(a->promotions)) == 0;
+	       memcmp(&a->promotions, &b->promotions, sizeof(a->promotions)) == 0 &&
+	       a->promote_batches == b->promote_batches &&
+	       a->promote_busy_ticks == b->promote_busy_ticks &&
+	       a->promote_deadline_hits == b->promote_deadline_hits &&
+	       a->promote_last_usec == b->promote_last_usec &&
+	       a->promote_max_usec == b->promote_max_usec;
 }
 
 static void test_bpf_json_round_trip(void)
@@ -201,7 +211,9 @@ static void test_bpf_json_round_trip(void)
 		",\"bpf\":{\"mode\":\"running\",\"why\":\"\","
 		"\"hooks\":\"numa_fault=btf fault_addr=tracepoint numa_scan=btf migrate=btf\","
 		"\"samples_read\":1047,\"samples_lost\":2,\"unmanaged_faults\":31,\"no_addr\":4,"
-		"\"promotions\":{\"tried\":[900,30,0,0],\"succeeded\":[890,30,0,0],\"failed\":[10,0,0,0]}}}"));
+		"\"promotions\":{\"tried\":[900,30,0,0],\"succeeded\":[890,30,0,0],\"failed\":[10,0,0,0]},"
+		"\"move_pages\":{\"batches\":41,\"busy_ticks\":3,\"deadline_hits\":2,"
+		"\"last_usec\":1500,\"max_usec\":612345}}}"));
 	/* The sampled cgroup's counters follow its tiers; the other has none. */
 	CHECK(text && strstr(text,
 		"\"under_min_bytes\":0}],\"bpf\":{\"faults\":[0,1200,7,9223372036854775811],"
@@ -565,6 +577,11 @@ static void test_bpf_metrics(void)
 	rep.bpf.kernel_migrations[5].succeeded = 250;
 	rep.bpf.promotions.tried[1] = 8;
 	rep.bpf.promotions.succeeded[1] = 8;
+	rep.bpf.promote_batches = 41;
+	rep.bpf.promote_busy_ticks = 3;
+	rep.bpf.promote_deadline_hits = 2;
+	rep.bpf.promote_last_usec = 1500;
+	rep.bpf.promote_max_usec = 612345;
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
 	CHECK(text && strstr(text,
 		"\ntierd_damon_kdamond_restarts_total 0\n"
@@ -602,6 +619,21 @@ static void test_bpf_metrics(void)
 		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"tried\"} 8\n"
 		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"succeeded\"} 8\n"
 		"tierd_sample_promotions_pages_total{target_tier=\"1\",result=\"failed\"} 0\n"
+		"# HELP tierd_sample_promote_batches_total move_pages(2) batches of sampled promotions run off the tick's thread.\n"
+		"# TYPE tierd_sample_promote_batches_total counter\n"
+		"tierd_sample_promote_batches_total 41\n"
+		"# HELP tierd_sample_promote_busy_ticks_total Ticks whose sampled promotions waited: the last batch still ran.\n"
+		"# TYPE tierd_sample_promote_busy_ticks_total counter\n"
+		"tierd_sample_promote_busy_ticks_total 3\n"
+		"# HELP tierd_sample_promote_deadline_hits_total Batches stopped at their deadline (half the tick interval); the rest waits for the next.\n"
+		"# TYPE tierd_sample_promote_deadline_hits_total counter\n"
+		"tierd_sample_promote_deadline_hits_total 2\n"
+		"# HELP tierd_sample_promote_batch_seconds How long the last batch ran.\n"
+		"# TYPE tierd_sample_promote_batch_seconds gauge\n"
+		"tierd_sample_promote_batch_seconds 0.001500\n"
+		"# HELP tierd_sample_promote_batch_max_seconds The longest batch since start.\n"
+		"# TYPE tierd_sample_promote_batch_max_seconds gauge\n"
+		"tierd_sample_promote_batch_max_seconds 0.612345\n"
 		"# HELP tierd_policies_loaded "));
 	CHECK(text && !strstr(text, "not-sampled\",tier="));
 	/* The kernel's own migrations, by reason, last. */
