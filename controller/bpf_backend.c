@@ -378,25 +378,24 @@ static void finish_promotions(struct tierd_bpf_backend *b, const struct tierd_to
 {
 	struct promote_log pl = { b->log, obs, nr };
 	struct tierd_bpf_state *st = &b->state;
-	bool hit = b->job.batch.deadline_hit;
-	size_t groups = b->job.batch.nr_groups, ran = b->job.batch.nr_ran;
-	uint64_t deferred = b->promoter.deferred;
+	const struct tierd_promote_batch *batch = &b->job.batch;
+	bool hit = batch->deadline_hit;
+	size_t groups = batch->nr_groups, ran = batch->nr_ran, pages = 0;
 
+	for (size_t i = 0; i < ran; i++)
+		pages += batch->groups[i].n;
 	st->promote_batches++;
 	st->promote_last_usec = ran_usec;
 	if (ran_usec > st->promote_max_usec)
 		st->promote_max_usec = ran_usec;
+	tierd_log(b->log, hit ? TIERD_LOG_INFO : TIERD_LOG_DEBUG,
+		  "move_pages: batch of %zu pages in %zu calls: %zu pages in %zu calls made in %llu us%s",
+		  batch->nr_items, groups, pages, ran, (unsigned long long)ran_usec,
+		  hit ? ", the rest left at the deadline for the next batch" : "");
 	if (tierd_sample_promote_finish(&b->promoter, topo, &b->job.batch, stats, &st->promotions,
 					log_move_failure, &pl) < 0)
 		tierd_log(b->log, TIERD_LOG_ERR, "out of memory accounting sampled promotions");
 	st->promote_deadline_hits = b->promoter.deadline_hits;
-	tierd_log(b->log, hit ? TIERD_LOG_INFO : TIERD_LOG_DEBUG,
-		  "move_pages: %zu of %zu calls made in %llu us%s", ran, groups,
-		  (unsigned long long)ran_usec,
-		  hit ? "; the deadline left the rest for the next batch" : "");
-	if (hit)
-		tierd_log(b->log, TIERD_LOG_DEBUG, "move_pages: %llu pages deferred",
-			  (unsigned long long)(b->promoter.deferred - deferred));
 }
 
 void tierd_bpf_backend_reap(struct tierd_bpf_backend *b, const struct tierd_topology *topo,
@@ -427,6 +426,11 @@ void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_e
 	r = tierd_sample_promote_prepare(&b->promoter, in, plan, &b->job.batch);
 	if (r < 0) {
 		tierd_log(b->log, TIERD_LOG_ERR, "out of memory promoting sampled pages");
+		return;
+	}
+	if (!b->job.batch.nr_groups) {
+		/* Nothing to move: no call to hand over. */
+		tierd_promote_batch_free(&b->job.batch);
 		return;
 	}
 	b->job.deadline_usec = tierd_clock_usec(CLOCK_MONOTONIC) +

@@ -1,5 +1,6 @@
 /* The kernel worker thread; see kernel_worker.h. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "clock.h"
@@ -32,6 +33,7 @@ static void *loop(void *data)
 
 int tierd_kernel_worker_start(struct tierd_kernel_worker *w)
 {
+	sigset_t all, old;
 	int r;
 
 	*w = (struct tierd_kernel_worker){ 0 };
@@ -43,7 +45,14 @@ int tierd_kernel_worker_start(struct tierd_kernel_worker *w)
 		pthread_mutex_destroy(&w->lock);
 		return -r;
 	}
+	/* The thread takes no signal: SIGTERM, SIGHUP and the rest are the
+	 * event loop's (a signal the kernel gave this thread instead would
+	 * end tierd by its default action). It inherits the mask it is
+	 * created with. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r = pthread_create(&w->thread, NULL, loop, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r) {
 		pthread_cond_destroy(&w->cond);
 		pthread_mutex_destroy(&w->lock);

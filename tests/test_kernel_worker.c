@@ -1,9 +1,11 @@
 /* The kernel worker (controller/kernel_worker.c) with a job that blocks
  * until the test lets it go: the submitter is never held up, a second job
  * is refused while the first is not reaped, reaping comes only after the
- * job ended and tells how long it ran, and stop waits for a job under way. */
+ * job ended and tells how long it ran, stop waits for a job under way, and
+ * the thread takes no signal. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -130,9 +132,45 @@ static void test_stop_waits(void)
 	CHECK_EQ_INT(g.runs, 1);
 }
 
+/* The thread blocks every signal, whatever the starter's mask: the event
+ * loop's SIGTERM must never land on it. */
+struct mask_seen {
+	bool term, hup, chld;
+};
+
+static void read_mask(void *data)
+{
+	struct mask_seen *m = data;
+	sigset_t set;
+
+	pthread_sigmask(SIG_BLOCK, NULL, &set);
+	m->term = sigismember(&set, SIGTERM) == 1;
+	m->hup = sigismember(&set, SIGHUP) == 1;
+	m->chld = sigismember(&set, SIGCHLD) == 1;
+}
+
+static void test_signals_blocked(void)
+{
+	struct tierd_kernel_worker w;
+	struct mask_seen m = { 0 };
+	sigset_t none, mine;
+
+	sigemptyset(&none);
+	pthread_sigmask(SIG_SETMASK, &none, NULL);
+	CHECK_EQ_INT(tierd_kernel_worker_start(&w), 0);
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, read_mask, &m), 0);
+	tierd_kernel_worker_wait(&w);
+	CHECK(m.term && m.hup && m.chld);
+	/* The starter's own mask is as it was. */
+	pthread_sigmask(SIG_BLOCK, NULL, &mine);
+	CHECK(sigismember(&mine, SIGTERM) == 0);
+	tierd_kernel_worker_stop(&w);
+}
+
 int main(void)
 {
 	test_job_in_flight();
 	test_stop_waits();
+	test_signals_blocked();
 	return tierd_test_finish();
 }
