@@ -352,6 +352,15 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 	}
 }
 
+/* The tick's wait on the kernel since t0, for the metrics: the last and
+ * the longest (docs/design.md, "Kernel calls and the tick"). */
+static void kernel_waited(uint64_t *last, uint64_t *max, uint64_t t0)
+{
+	*last = tierd_clock_usec(CLOCK_MONOTONIC) - t0;
+	if (*last > *max)
+		*max = *last;
+}
+
 /* Sense: free memory, what DAMON did since the last tick, the managed
  * cgroups and what the kernel says of them. */
 static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
@@ -370,8 +379,12 @@ static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 		tierd_log(&d->log, TIERD_LOG_INFO, "free memory per node read again");
 	d->free_failing = r < 0;
 	if (!d->opts.dry_run) {
+		uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+
 		tk->nr_moved = tierd_damon_backend_collect(&d->damon, tk->start_usec, &d->migrations,
 							   tk->moved, &d->log);
+		kernel_waited(&d->damon.state.sense_wait_usec, &d->damon.state.sense_wait_max_usec,
+			      t0);
 		/* A kdamond restarted has a new pid. */
 		(void)tierd_daemon_undo_sync(d);
 	}
@@ -431,9 +444,14 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 	struct tierd_actuation a;
 
 	profile_periods(d, &tk->obs, period);
+	uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+
 	a = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
 				      .tick_usec = d->cfg.tick_usec };
 	d->actuator->apply(d->actuator_data, &a);
+	/* A dry run's actuator records; it calls no kernel. */
+	if (!d->opts.dry_run)
+		kernel_waited(&d->damon.state.act_wait_usec, &d->damon.state.act_wait_max_usec, t0);
 }
 
 /* Publish: the report completed with the backends' state, the metrics and

@@ -72,6 +72,13 @@ static void print_backend(FILE *f, const struct tierd_backend_state *b)
 		fprintf(f, "\nDAMON: %s: %s\n", mode ? mode : "?", b->damon_why);
 	else
 		fprintf(f, "\nDAMON: %s\n", mode ? mode : "?");
+	/* A state file of a release before these were measured has none. */
+	if (b->sense_wait_max_usec || b->act_wait_max_usec)
+		fprintf(f, "the tick waited on the kernel: %.1f ms sensing, %.1f ms acting (longest %.1f and %.1f ms)\n",
+			(double)b->sense_wait_usec / TIERD_USEC_PER_MSEC,
+			(double)b->act_wait_usec / TIERD_USEC_PER_MSEC,
+			(double)b->sense_wait_max_usec / TIERD_USEC_PER_MSEC,
+			(double)b->act_wait_max_usec / TIERD_USEC_PER_MSEC);
 }
 
 /* The sampler's line, then, when it runs, each sampled cgroup's counters

@@ -59,6 +59,11 @@ struct tierd_backend_state {
 	char damon_why[TIERD_BACKEND_WHY_MAX]; /* for every mode but RUNNING/OFF */
 	size_t nr_kdamonds;                    /* tierd's, running */
 	uint64_t kdamond_restarts;             /* found off behind tierd's back, or after a rejected commit */
+	/* What the tick itself waited on the kernel, the last tick's and the
+	 * longest: sensing (DAMON's commits and reads of what it did and saw)
+	 * and acting (DAMON's commits, memory.reclaim). */
+	uint64_t sense_wait_usec, sense_wait_max_usec;
+	uint64_t act_wait_usec, act_wait_max_usec;
 };
 
 /* Name of a path or mode, or NULL for a value out of range. */

@@ -161,6 +161,12 @@ static void backend_write(struct tierd_jw *w, const struct tierd_backend_state *
 	tierd_jw_str(w, "damon_why", b->damon_why);
 	tierd_jw_u64(w, "kdamonds", b->nr_kdamonds);
 	tierd_jw_u64(w, "kdamond_restarts", b->kdamond_restarts);
+	tierd_jw_begin_object(w, "tick_kernel_wait");
+	tierd_jw_u64(w, "sense_usec", b->sense_wait_usec);
+	tierd_jw_u64(w, "sense_max_usec", b->sense_wait_max_usec);
+	tierd_jw_u64(w, "act_usec", b->act_wait_usec);
+	tierd_jw_u64(w, "act_max_usec", b->act_wait_max_usec);
+	tierd_jw_end_object(w);
 	tierd_jw_end_object(w);
 }
 
@@ -593,6 +599,7 @@ out:
 static void read_backend(struct reader *rd, json_object *o, struct tierd_backend_state *b)
 {
 	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
+	json_object *wait;
 	const char *name;
 
 	rd->where = "backend.";
@@ -600,6 +607,15 @@ static void read_backend(struct reader *rd, json_object *o, struct tierd_backend
 	get_str(rd, o, "damon_why", b->damon_why, sizeof(b->damon_why));
 	b->nr_kdamonds = get_u64(rd, o, "kdamonds");
 	b->kdamond_restarts = get_u64(rd, o, "kdamond_restarts");
+	/* Absent from the state files of releases before it was measured. */
+	wait = get_opt(rd, o, "tick_kernel_wait", json_type_object);
+	rd->where = "backend.tick_kernel_wait.";
+	if (wait) {
+		b->sense_wait_usec = get_u64(rd, wait, "sense_usec");
+		b->sense_wait_max_usec = get_u64(rd, wait, "sense_max_usec");
+		b->act_wait_usec = get_u64(rd, wait, "act_usec");
+		b->act_wait_max_usec = get_u64(rd, wait, "act_max_usec");
+	}
 	rd->where = "";
 	if (rd->failed || tierd_damon_mode_parse(mode, &b->damon) == 0)
 		return;

@@ -186,7 +186,8 @@ d["migrations"]["matrix"][0][3] = 524288000
 d["migrations"]["matrix"][3][0] = 8192
 d["backend"] = {"damon": "running", "damon_why": "", "kdamonds": 4, "kdamond_restarts": 1}
 json.dump(d, open(sys.argv[2], "w"))
-d["backend"] = {"damon": "degraded", "damon_why": "kdamond \"0\" is not tierd's", "kdamonds": 0, "kdamond_restarts": 0}
+d["backend"] = {"damon": "degraded", "damon_why": "kdamond \"0\" is not tierd's", "kdamonds": 0, "kdamond_restarts": 0,
+                "tick_kernel_wait": {"sense_usec": 12345, "sense_max_usec": 80500, "act_usec": 2000, "act_max_usec": 41000}}
 json.dump(d, open(sys.argv[3], "w"))
 del d["migrations"], d["backend"], d["bpf"]
 json.dump(d, open(sys.argv[4], "w"))
@@ -212,6 +213,7 @@ FROM          0          1          2          3
 3          8.0K         0B         0B          -" "tierctl status DAMON and migrations"
 $TIERCTL status --state-file "$T/deg.json" >"$T/sdeg"
 expect_line "$T/sdeg" 'DAMON: degraded: kdamond "0" is not tierd'"'"'s'
+expect_line "$T/sdeg" 'the tick waited on the kernel: 12.3 ms sensing, 2.0 ms acting (longest 80.5 and 41.0 ms)'
 $TIERCTL status --json --state-file "$T/mig.json" >"$T/smig.json"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["migrations"]; print(m["paths"]["damos_migrate_cold"]["failed_bytes"], m["paths"]["move_pages"]["calls"], m["matrix"][3][0], d["backend"]["damon"], d["backend"]["kdamonds"], d["backend"]["kdamond_restarts"])' "$T/smig.json")" \
 	"12582912 2 8192 running 4 1" "status --json migrations and backend"
@@ -519,6 +521,7 @@ $TIERD --root "$T/degr" --config "$T/degr.conf" --policy-dir configs/policies.d 
 pid=$!
 wait_for "$T/degr.prom" 'tierd_migration_requests_total{path="memory_reclaim"} 3' && ok ||
 	no "degraded tierd asks memory.reclaim three times"
+expect_grep "$T/degr.prom" 'tierd_tick_kernel_wait_max_seconds{step="act"} '
 kill -TERM $pid
 wait $pid
 expect_eq "$?" 0 "degraded tierd exits 0"

@@ -97,7 +97,9 @@ static void test_json_round_trip(void)
 	tiers_of_one_node(&rep.topo, 4);
 	fill_stats(&rep.migrations);
 	rep.backend = (struct tierd_backend_state){ .damon = TIERD_DAMON_DEGRADED, .nr_kdamonds = 2,
-						    .kdamond_restarts = 7 };
+						    .kdamond_restarts = 7, .sense_wait_usec = 12000,
+						    .sense_wait_max_usec = 80500, .act_wait_usec = 3000,
+						    .act_wait_max_usec = 41000 };
 	snprintf(rep.backend.damon_why, sizeof(rep.backend.damon_why),
 		 "kdamond \"0\" runs someone else's contexts");
 	CHECK_EQ_INT(tierd_report_to_json(&rep, false, &text), 0);
@@ -107,7 +109,8 @@ static void test_json_round_trip(void)
 				   "\"memory_reclaim\":{\"tried_bytes\":3221225472,\"succeeded_bytes\":1073741824,\"failed_bytes\":2147483648,\"calls\":7},"
 				   "\"move_pages\":{\"tried_bytes\":9223372036854775813,\"succeeded_bytes\":8192,\"failed_bytes\":11,\"calls\":2}},"
 				   "\"matrix\":[[0,1073741824,0,524288000],[0,0,0,0],[0,9223372036854775809,0,0],[4096,0,0,0]]},"
-				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7},\"bpf\":{"));
+				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7,"
+				   "\"tick_kernel_wait\":{\"sense_usec\":12000,\"sense_max_usec\":80500,\"act_usec\":3000,\"act_max_usec\":41000}},\"bpf\":{"));
 	CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
 	CHECK_EQ_STR(err, "");
 	CHECK(memcmp(&back.migrations, &rep.migrations, sizeof(rep.migrations)) == 0);
@@ -118,6 +121,10 @@ static void test_json_round_trip(void)
 	CHECK_EQ_STR(back.backend.damon_why, "kdamond \"0\" runs someone else's contexts");
 	CHECK_EQ_U64(back.backend.nr_kdamonds, 2);
 	CHECK_EQ_U64(back.backend.kdamond_restarts, 7);
+	CHECK_EQ_U64(back.backend.sense_wait_usec, 12000);
+	CHECK_EQ_U64(back.backend.sense_wait_max_usec, 80500);
+	CHECK_EQ_U64(back.backend.act_wait_usec, 3000);
+	CHECK_EQ_U64(back.backend.act_wait_max_usec, 41000);
 	tierd_report_free(&back);
 	free(text);
 
@@ -481,7 +488,9 @@ static void test_metrics(void)
 	rep.migrations.matrix[1][0] = 12288;
 	rep.migrations.matrix[1][1] = 999; /* the diagonal is not exported */
 	rep.backend = (struct tierd_backend_state){ .damon = TIERD_DAMON_RUNNING, .nr_kdamonds = 4,
-						    .kdamond_restarts = 1 };
+						    .kdamond_restarts = 1,
+						    .sense_wait_usec = 250, .sense_wait_max_usec = 1234567,
+						    .act_wait_usec = 40, .act_wait_max_usec = 98765 };
 	in.planned_actions_total = 5;
 	in.planned_bytes_total = 20480;
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
@@ -526,7 +535,15 @@ static void test_metrics(void)
 		"tierd_damon_kdamonds 4\n"
 		"# HELP tierd_damon_kdamond_restarts_total Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.\n"
 		"# TYPE tierd_damon_kdamond_restarts_total counter\n"
-		"tierd_damon_kdamond_restarts_total 1\n"));
+		"tierd_damon_kdamond_restarts_total 1\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (DAMON's reads and the commit that stops last tick's schemes), act (DAMON's commits, memory.reclaim).\n"
+		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
+		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000250\n"
+		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000040\n"
+		"# HELP tierd_tick_kernel_wait_max_seconds The longest such wait since start, by step.\n"
+		"# TYPE tierd_tick_kernel_wait_max_seconds gauge\n"
+		"tierd_tick_kernel_wait_max_seconds{step=\"sense\"} 1.234567\n"
+		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.098765\n"));
 	/* The dry-run recorder's counters are unchanged by the new series. */
 	CHECK(text && strstr(text, "\ntierd_dry_run_actions_total 5\n"));
 	CHECK(text && strstr(text, "\ntierd_dry_run_bytes_total 20480\n"));
@@ -585,6 +602,14 @@ static void test_bpf_metrics(void)
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
 	CHECK(text && strstr(text,
 		"\ntierd_damon_kdamond_restarts_total 0\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (DAMON's reads and the commit that stops last tick's schemes), act (DAMON's commits, memory.reclaim).\n"
+		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
+		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000000\n"
+		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000000\n"
+		"# HELP tierd_tick_kernel_wait_max_seconds The longest such wait since start, by step.\n"
+		"# TYPE tierd_tick_kernel_wait_max_seconds gauge\n"
+		"tierd_tick_kernel_wait_max_seconds{step=\"sense\"} 0.000000\n"
+		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.000000\n"
 		"# HELP tierd_bpf_mode 1 for the mode the BPF hint-fault sampler is in (off, unavailable, running).\n"
 		"# TYPE tierd_bpf_mode gauge\n"
 		"tierd_bpf_mode{mode=\"off\"} 0\n"
