@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "observe.h"
 #include "table.h"
+#include "tick_schedule.h"
 #include "topology_read.h"
 #include "../config/policy_json.h"
 #include "../policy/units.h"
@@ -236,6 +237,7 @@ static void export(struct tierd_daemon *d, const struct tierd_report *rep,
 		.nr_policies = d->policies.nr,
 		.tick_duration_usec = tick_usec,
 		.ticks_total = d->ticks,
+		.tick_overruns_total = d->tick_overruns,
 		.policy_load_errors_total = d->load_errors,
 		.last_reload_success_realtime_usec = d->last_load_realtime_usec,
 		.planned_actions_total = d->dry_run.actions,
@@ -644,10 +646,9 @@ refused:
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct tierd_daemon *d = userdata;
-
+	uint64_t next, missed;
 	int r;
 
-	(void)usec;
 	r = tierd_daemon_tick(d);
 	if (r < 0 && !d->ready) {
 		/* Nothing to be ready with: say why to systemd and exit,
@@ -656,8 +657,17 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 				 d->tick_failed_in, strerror(-r), -r);
 		return sd_event_exit(sd_event_source_get_event(s), r);
 	}
-	/* A time source fires once; re-arm it for the next tick. */
-	r = sd_event_source_set_time_relative(s, d->cfg.tick_usec);
+	/* A time source fires once; re-arm it for the next tick, due one
+	 * interval after this one was (usec). */
+	next = tierd_next_tick(usec, tierd_clock_usec(CLOCK_MONOTONIC), d->cfg.tick_usec, &missed);
+	if (missed) {
+		tierd_log(&d->log, d->tick_overruns ? TIERD_LOG_DEBUG : TIERD_LOG_NOTICE,
+			  "tick %llu ran past the next tick's time: %llu tick%s skipped (counted in tierd_tick_overruns_total)",
+			  (unsigned long long)d->ticks, (unsigned long long)missed,
+			  missed == 1 ? "" : "s");
+		d->tick_overruns += missed;
+	}
+	r = sd_event_source_set_time(s, next);
 	if (r < 0)
 		return r;
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);

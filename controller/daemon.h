@@ -91,6 +91,7 @@ struct tierd_daemon {
 	bool metrics_failing, state_failing, free_failing;
 
 	uint64_t ticks;
+	uint64_t tick_overruns;        /* tick slots skipped: a tick ran past them */
 	uint64_t load_errors;
 	uint64_t last_load_realtime_usec;
 	struct tierd_report last_report;

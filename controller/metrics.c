@@ -486,6 +486,9 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	     (double)in->tick_duration_usec / TIERD_USEC_PER_SEC);
 	header(&o, "tierd_ticks_total", "counter", "Ticks run since start.");
 	emit(&o, "tierd_ticks_total %llu\n", (unsigned long long)in->ticks_total);
+	header(&o, "tierd_tick_overruns_total", "counter",
+	       "Tick slots skipped because the tick before ran past them (ticks keep a fixed rate).");
+	emit(&o, "tierd_tick_overruns_total %llu\n", (unsigned long long)in->tick_overruns_total);
 	kernel_migration_metrics(&o, &rep->bpf);
 	/* Always 1: tierd removes the file when it stops (tierctl cleanup
 	 * after a crash), so absent(tierd_up) is the alert for a tierd down. */

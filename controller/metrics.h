@@ -16,6 +16,7 @@ struct tierd_metrics_input {
 	size_t nr_policies;
 	uint64_t tick_duration_usec;
 	uint64_t ticks_total;
+	uint64_t tick_overruns_total;
 	uint64_t policy_load_errors_total;
 	uint64_t last_reload_success_realtime_usec; /* 0 = never */
 	uint64_t planned_actions_total;             /* actions recorded by the dry-run actuator */

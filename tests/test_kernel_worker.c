@@ -1,4 +1,6 @@
-/* The kernel worker (controller/kernel_worker.c) with a job that blocks
+/* What keeps the tick on time. The tick schedule (controller/tick_schedule.h):
+ * a fixed rate, missed slots skipped and counted. The kernel worker
+ * (controller/kernel_worker.c) with a job that blocks
  * until the test lets it go: the submitter is never held up, a second job
  * is refused while the first is not reaped, reaping comes only after the
  * job ended and tells how long it ran, stop waits for a job under way, and
@@ -11,6 +13,7 @@
 
 #include "check.h"
 #include "../controller/kernel_worker.h"
+#include "../controller/tick_schedule.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
@@ -167,8 +170,28 @@ static void test_signals_blocked(void)
 	tierd_kernel_worker_stop(&w);
 }
 
+static void test_tick_schedule(void)
+{
+	uint64_t missed = 99;
+
+	/* On time, or late within the interval: one interval after due. */
+	CHECK_EQ_U64(tierd_next_tick(10000000, 10000000, 1000000, &missed), 11000000);
+	CHECK_EQ_U64(missed, 0);
+	CHECK_EQ_U64(tierd_next_tick(10000000, 10999999, 1000000, &missed), 11000000);
+	CHECK_EQ_U64(missed, 0);
+	/* Ended at the next slot or past it: those slots are skipped. */
+	CHECK_EQ_U64(tierd_next_tick(10000000, 11000000, 1000000, &missed), 12000000);
+	CHECK_EQ_U64(missed, 1);
+	CHECK_EQ_U64(tierd_next_tick(10000000, 13500000, 1000000, &missed), 14000000);
+	CHECK_EQ_U64(missed, 3);
+	/* The first tick, armed at once: due when it ran. */
+	CHECK_EQ_U64(tierd_next_tick(5, 7, 100000, &missed), 100005);
+	CHECK_EQ_U64(missed, 0);
+}
+
 int main(void)
 {
+	test_tick_schedule();
 	test_job_in_flight();
 	test_stop_waits();
 	test_signals_blocked();

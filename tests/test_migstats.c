@@ -598,6 +598,7 @@ static void test_bpf_metrics(void)
 	rep.bpf.promote_busy_ticks = 3;
 	rep.bpf.promote_deadline_hits = 2;
 	rep.bpf.promote_last_usec = 1500;
+	in.tick_overruns_total = 3;
 	rep.bpf.promote_max_usec = 612345;
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
 	CHECK(text && strstr(text,
@@ -664,6 +665,9 @@ static void test_bpf_metrics(void)
 	/* The kernel's own migrations, by reason, last. */
 	CHECK(text && strstr(text,
 		"tierd_ticks_total 0\n"
+		"# HELP tierd_tick_overruns_total Tick slots skipped because the tick before ran past them (ticks keep a fixed rate).\n"
+		"# TYPE tierd_tick_overruns_total counter\n"
+		"tierd_tick_overruns_total 3\n"
 		"# HELP tierd_kernel_migrated_pages_total Pages the kernel migrated (migrate:mm_migrate_pages), every cgroup, by reason: succeeded and failed.\n"
 		"# TYPE tierd_kernel_migrated_pages_total counter\n"
 		"tierd_kernel_migrated_pages_total{reason=\"compaction\",result=\"succeeded\"} 0\n"));

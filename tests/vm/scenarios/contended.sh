@@ -33,5 +33,10 @@ stop_tierd
 stop_work tierd
 series tierd
 echo "RESULT tierd_demoted_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"
+# What tierd as shipped (DAMON on four tiers, the sampler) waited on the
+# kernel in its ticks, the longest wait of each step, in ms; the ticks, and
+# the slots a tick ran past.
+echo "RESULT tierd_kernel_wait_max_ms $(metric 'tierd_tick_kernel_wait_max_seconds{step="sense"}' | awk '{ print int($1 * 1000) }') $(metric 'tierd_tick_kernel_wait_max_seconds{step="act"}' | awk '{ print int($1 * 1000) }')"
+echo "RESULT tierd_ticks $(metric tierd_ticks_total) $(metric tierd_tick_overruns_total)"
 unfill tierd
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 30
