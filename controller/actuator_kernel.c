@@ -162,7 +162,7 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 /* Budget enforcement by memory.reclaim, where DAMOS cannot do it. */
 static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
 {
-	bool damon = k->damon->state.damon == TIERD_DAMON_RUNNING;
+	bool damon = k->damon->view.state.damon == TIERD_DAMON_RUNNING;
 
 	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
 		uint64_t planned = 0;
@@ -194,7 +194,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 
 	if (count_over(k, a) < 0)
 		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
-	if (k->damon->state.damon == TIERD_DAMON_RUNNING) {
+	if (k->damon->view.state.damon == TIERD_DAMON_RUNNING) {
 		spans = calloc(TIERD_ACTUATOR_MAX_SPANS, sizeof(*spans));
 		paths = calloc(in->nr_cgroups + 1, sizeof(*paths));
 		ids = calloc(in->nr_cgroups + 1, sizeof(*ids));
@@ -220,8 +220,8 @@ static void apply(void *data, const struct tierd_actuation *a)
 			else if (r > 0)
 				nr += (size_t)r;
 		}
-		tierd_damon_backend_apply(k->damon, in->topo, spans, nr, paths, ids, a->period_usec,
-					  k->log);
+		tierd_damon_async_apply(k->damon, in->topo, spans, nr, paths, ids, in->nr_cgroups,
+					a->period_usec, k->log);
 	}
 	if (k->bpf)
 		tierd_bpf_backend_promote(k->bpf, in, a->plan, a->tick_usec);

@@ -13,7 +13,7 @@
 #include "actuator.h"
 #include "bpf_backend.h"
 #include "cgroupfs.h"
-#include "damon_backend.h"
+#include "damon_async.h"
 #include "ksettings.h"
 #include "log.h"
 #include "../report/migstats.h"
@@ -44,7 +44,7 @@ struct tierd_over_count {
 };
 
 struct tierd_kernel_actuator {
-	struct tierd_damon_backend *damon;
+	struct tierd_damon_async *damon; /* commits on its worker, state from its view */
 	struct tierd_bpf_backend *bpf; /* promotions of sampled pages; NULL: none */
 	const struct tierd_cgroupfs *fs;
 	struct tierd_ksettings *ks;

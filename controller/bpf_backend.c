@@ -434,7 +434,7 @@ void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_e
 		return;
 	}
 	b->job.deadline_usec = tierd_clock_usec(CLOCK_MONOTONIC) +
-			       tick_usec / TIERD_PROMOTE_DEADLINE_DIVISOR;
+			       tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR;
 	r = tierd_kernel_worker_submit(&b->worker, run_promotions, &b->job);
 	if (r < 0) {
 		tierd_log(b->log, TIERD_LOG_ERR, "sampled promotions not started: %s", strerror(-r));

@@ -35,10 +35,6 @@ struct tierd_bpf_managed {
 	uint32_t rate, burst;
 };
 
-/* A batch's deadline: a part of the tick interval, so that the next tick
- * finds it done (a call under way when it passes still ends). */
-#define TIERD_PROMOTE_DEADLINE_DIVISOR 2u
-
 /* What the kernel worker runs for sampled promotions. */
 struct tierd_promote_job {
 	const struct tierd_move_pages_ops *ops;
@@ -90,7 +86,8 @@ bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup
 			      struct tierd_bpf_cgroup_counts *counts);
 
 /* Hands plan's promotions of sampled pages to the kernel worker, with a
- * deadline of tick_usec / TIERD_PROMOTE_DEADLINE_DIVISOR; while the last
+ * deadline of tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR (a call under way
+ * when it passes still ends); while the last
  * batch still runs, this tick's wait (counted: promote_busy_ticks) and the
  * retry queue keeps what it held. Never waits for the kernel. */
 void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,

@@ -178,6 +178,7 @@ int tierd_daemon_init(struct tierd_daemon *d, const struct tierd_options *opts)
 	if (d->opts.dry_run) {
 		d->damon.state.damon = TIERD_DAMON_OFF;
 		snprintf(d->damon.state.damon_why, sizeof(d->damon.state.damon_why), "dry run");
+		(void)tierd_damon_async_start(&d->damon_async, &d->damon, false);
 		tierd_bpf_backend_off(&d->bpf, "dry run");
 	} else {
 		r = tierd_daemon_undo_open(d);
@@ -329,7 +330,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 	for (size_t c = 0; c < obs->nr; c++)
 		tierd_bpf_backend_feedback(&d->bpf, obs->obs[c].id, &tk->feedback[c]);
 	tierd_kernel_side_open_attribution(d);
-	r = tierd_hotness_build(&d->damon, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
+	r = tierd_hotness_build(&d->damon_async.view, d->kpagecgroup_open ? &d->kpagecgroup : NULL, obs->obs,
 				obs->nr, TIERD_HOTNESS_PAGES_PER_TICK, &d->hotness, &d->log);
 	if (r < 0)
 		tierd_log_errno(&d->log, TIERD_LOG_WARNING, r,
@@ -382,13 +383,17 @@ static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 	d->free_failing = r < 0;
 	if (!d->opts.dry_run) {
 		uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+		bool fresh;
 
-		tk->nr_moved = tierd_damon_backend_collect(&d->damon, tk->start_usec, &d->migrations,
-							   tk->moved, &d->log);
-		kernel_waited(&d->damon.state.sense_wait_usec, &d->damon.state.sense_wait_max_usec,
-			      t0);
-		/* A kdamond restarted has a new pid. */
-		(void)tierd_daemon_undo_sync(d);
+		tk->nr_moved = tierd_damon_async_collect(
+			&d->damon_async, tk->start_usec,
+			tk->start_usec + d->cfg.tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR,
+			&d->migrations, tk->moved, &fresh, &d->log);
+		kernel_waited(&d->sense_wait_usec, &d->sense_wait_max_usec, t0);
+		/* A kdamond restarted has a new pid; the backend is the tick's
+		 * only when every DAMON job has ended. */
+		if (fresh)
+			(void)tierd_daemon_undo_sync(d);
 	}
 	*ret_step = "listing the cgroups";
 	r = tierd_cgroup_watch_list(&d->cgroups, &d->fs, &listed);
@@ -453,7 +458,7 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 	d->actuator->apply(d->actuator_data, &a);
 	/* A dry run's actuator records; it calls no kernel. */
 	if (!d->opts.dry_run)
-		kernel_waited(&d->damon.state.act_wait_usec, &d->damon.state.act_wait_max_usec, t0);
+		kernel_waited(&d->act_wait_usec, &d->act_wait_max_usec, t0);
 }
 
 /* Publish: the report completed with the backends' state, the metrics and
@@ -464,7 +469,11 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
 	char status[256];
 
 	rep->migrations = d->migrations;
-	rep->backend = d->damon.state;
+	rep->backend = d->damon_async.view.state;
+	rep->backend.sense_wait_usec = d->sense_wait_usec;
+	rep->backend.sense_wait_max_usec = d->sense_wait_max_usec;
+	rep->backend.act_wait_usec = d->act_wait_usec;
+	rep->backend.act_wait_max_usec = d->act_wait_max_usec;
 	rep->bpf = d->bpf.state;
 	for (size_t c = 0; c < rep->nr_cgroups; c++)
 		rep->cgroups[c].bpf_sampled = tierd_bpf_backend_counts(&d->bpf, tk->obs.obs[c].id,

@@ -13,6 +13,7 @@
 #include "bpf_backend.h"
 #include "cgroup_watch.h"
 #include "cgroupfs.h"
+#include "damon_async.h"
 #include "damon_backend.h"
 #include "hotness_read.h"
 #include "journal.h"
@@ -59,7 +60,11 @@ struct tierd_daemon {
 	/* The kernel side; untouched with --dry-run. */
 	struct tierd_ksettings ksettings;
 	bool ksettings_ready;
-	struct tierd_damon_backend damon;
+	struct tierd_damon_backend damon; /* the DAMON worker's while a job runs */
+	struct tierd_damon_async damon_async; /* ... and the tick reads its view */
+	/* What ticks waited on the kernel: the last and the longest. */
+	uint64_t sense_wait_usec, sense_wait_max_usec;
+	uint64_t act_wait_usec, act_wait_max_usec;
 	struct tierd_kpagecgroup kpagecgroup;
 	bool kpagecgroup_open;
 	bool kpagecgroup_tried;    /* opened, or failed and said so, once */

@@ -205,7 +205,7 @@ static int attribute_range(struct tierd_hotness_set *set, const struct tierd_reg
 	return r;
 }
 
-int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_kpagecgroup *kc,
+int tierd_hotness_build(const struct tierd_damon_view *b, const struct tierd_kpagecgroup *kc,
 			const struct tierd_cgroup_obs *obs, size_t nr, uint64_t pages_per_tick,
 			struct tierd_hotness_set *set, const struct tierd_logger *log)
 {

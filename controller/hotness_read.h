@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "damon_backend.h"
+#include "damon_async.h"
 #include "kpagecgroup.h"
 #include "../policy/attribution.h"
 #include "../policy/hotness.h"
@@ -49,7 +49,7 @@ struct tierd_hotness_set {
  * refresh, round robin. Without kc (no /proc/kpagecgroup) every cgroup
  * gets no regions. Returns 0, -ENOMEM, or the -errno of a failed read,
  * told to log at debug level. */
-int tierd_hotness_build(const struct tierd_damon_backend *b, const struct tierd_kpagecgroup *kc,
+int tierd_hotness_build(const struct tierd_damon_view *b, const struct tierd_kpagecgroup *kc,
 			const struct tierd_cgroup_obs *obs, size_t nr, uint64_t pages_per_tick,
 			struct tierd_hotness_set *set, const struct tierd_logger *log);
 

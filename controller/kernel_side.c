@@ -97,7 +97,7 @@ void tierd_kernel_side_open_attribution(struct tierd_daemon *d)
 {
 	int r;
 
-	if (d->kpagecgroup_tried || d->damon.state.damon != TIERD_DAMON_RUNNING)
+	if (d->kpagecgroup_tried || d->damon_async.view.state.damon != TIERD_DAMON_RUNNING)
 		return;
 	d->kpagecgroup_tried = true;
 	r = tierd_kpagecgroup_open(d->opts.root, &d->kpagecgroup, &d->log);
@@ -144,9 +144,13 @@ void tierd_kernel_side_start(struct tierd_daemon *d)
 			 "\"damon\": false in tierd.json");
 	}
 	(void)tierd_daemon_undo_sync(d);
+	r = tierd_damon_async_start(&d->damon_async, &d->damon, !d->opts.once);
+	if (r < 0)
+		tierd_log(&d->log, TIERD_LOG_WARNING,
+			  "DAMON's commands run on the tick: no thread for them: %s", strerror(-r));
 	tierd_kernel_side_open_attribution(d);
 	d->kernel = (struct tierd_kernel_actuator){
-		.damon = &d->damon,
+		.damon = &d->damon_async,
 		.fs = &d->fs,
 		.ks = d->ksettings_ready ? &d->ksettings : NULL,
 		.bpf = &d->bpf,
@@ -177,6 +181,7 @@ void tierd_kernel_side_stop(struct tierd_daemon *d)
 		tierd_kpagecgroup_close(&d->kpagecgroup);
 	d->kpagecgroup_open = false;
 	d->kpagecgroup_tried = false;
+	tierd_damon_async_stop(&d->damon_async, &d->migrations);
 	tierd_damon_backend_stop(&d->damon, &d->log);
 	r = d->ksettings_ready ? tierd_ksettings_restore(&d->ksettings, &d->log) : 0;
 	if (r < 0)

@@ -33,6 +33,7 @@ static void *loop(void *data)
 
 int tierd_kernel_worker_start(struct tierd_kernel_worker *w)
 {
+	pthread_condattr_t attr;
 	sigset_t all, old;
 	int r;
 
@@ -40,7 +41,14 @@ int tierd_kernel_worker_start(struct tierd_kernel_worker *w)
 	r = pthread_mutex_init(&w->lock, NULL);
 	if (r)
 		return -r;
-	r = pthread_cond_init(&w->cond, NULL);
+	r = pthread_condattr_init(&attr);
+	if (!r) {
+		/* Deadlines are CLOCK_MONOTONIC, like the tick's. */
+		r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		if (!r)
+			r = pthread_cond_init(&w->cond, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	if (r) {
 		pthread_mutex_destroy(&w->lock);
 		return -r;
@@ -109,6 +117,24 @@ bool tierd_kernel_worker_busy(struct tierd_kernel_worker *w)
 	busy = w->state != TIERD_JOB_NONE;
 	pthread_mutex_unlock(&w->lock);
 	return busy;
+}
+
+bool tierd_kernel_worker_wait_until(struct tierd_kernel_worker *w, uint64_t deadline_usec)
+{
+	struct timespec at = { .tv_sec = (time_t)(deadline_usec / TIERD_USEC_PER_SEC),
+			       .tv_nsec = (long)(deadline_usec % TIERD_USEC_PER_SEC *
+						 TIERD_NSEC_PER_USEC) };
+	bool idle;
+
+	if (!w->started)
+		return true;
+	pthread_mutex_lock(&w->lock);
+	while (w->state == TIERD_JOB_RUNNING &&
+	       pthread_cond_timedwait(&w->cond, &w->lock, &at) != ETIMEDOUT)
+		;
+	idle = w->state != TIERD_JOB_RUNNING;
+	pthread_mutex_unlock(&w->lock);
+	return idle;
 }
 
 void tierd_kernel_worker_wait(struct tierd_kernel_worker *w)

@@ -2,18 +2,21 @@
  * the event loop (ticks, the watchdog, signals, the sampler's ring buffer)
  * never waits for them: the tick submits a job and goes on; a later tick
  * reaps it when it has ended and takes its results. A job owns everything
- * it touches until it is reaped (the submitter must not touch it), and
- * logs nothing: the reaping tick does.
+ * it touches until it is reaped (the submitter must not touch it); it may
+ * log (the logger keeps no state).
  *
- * Today sampled promotions (move_pages(2) batches) run here; DAMON's
- * commits and reads still run on the tick (docs/design.md, "Kernel calls
- * and the tick"). */
+ * Sampled promotions (move_pages(2) batches) run on one, DAMON's commits
+ * and reads on another (docs/design.md, "Kernel calls and the tick"). */
 #ifndef TIERD_KERNEL_WORKER_H
 #define TIERD_KERNEL_WORKER_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+/* A job's deadline, a part of the tick interval: the next tick should find
+ * it ended. */
+#define TIERD_KERNEL_DEADLINE_DIVISOR 2u
 
 enum tierd_worker_job_state { TIERD_JOB_NONE, TIERD_JOB_RUNNING, TIERD_JOB_DONE };
 
@@ -42,6 +45,10 @@ bool tierd_kernel_worker_reap(struct tierd_kernel_worker *w, uint64_t *ret_usec)
 
 /* True while a job has not been reaped. */
 bool tierd_kernel_worker_busy(struct tierd_kernel_worker *w);
+
+/* Blocks until no job runs (none, or it has ended) or CLOCK_MONOTONIC
+ * reaches deadline_usec; true in the first case. */
+bool tierd_kernel_worker_wait_until(struct tierd_kernel_worker *w, uint64_t deadline_usec);
 
 /* Blocks until the job, if any, has ended (it is then reaped by the next
  * tierd_kernel_worker_reap). For shutdown. */

@@ -64,3 +64,17 @@ void tierd_migration_account(struct tierd_migration_stats *s, enum tierd_migrati
 	if (from_tier < TIERD_MAX_TIERS && to_tier < TIERD_MAX_TIERS)
 		s->matrix[from_tier][to_tier] += succeeded;
 }
+
+void tierd_migration_stats_add(struct tierd_migration_stats *dst,
+			       const struct tierd_migration_stats *src)
+{
+	for (size_t p = 0; p < TIERD_PATH_NR; p++) {
+		dst->path[p].calls += src->path[p].calls;
+		dst->path[p].tried_bytes += src->path[p].tried_bytes;
+		dst->path[p].succeeded_bytes += src->path[p].succeeded_bytes;
+		dst->path[p].failed_bytes += src->path[p].failed_bytes;
+	}
+	for (size_t f = 0; f < TIERD_MAX_TIERS; f++)
+		for (size_t t = 0; t < TIERD_MAX_TIERS; t++)
+			dst->matrix[f][t] += src->matrix[f][t];
+}

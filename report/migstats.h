@@ -78,4 +78,9 @@ int tierd_damon_mode_parse(const char *name, enum tierd_damon_mode *ret);
 void tierd_migration_account(struct tierd_migration_stats *s, enum tierd_migration_path p,
 			     uint64_t tried, uint64_t succeeded, size_t from_tier, size_t to_tier);
 
+/* Adds src's counts to dst: what a job on the kernel worker accounted
+ * apart, added when the tick reaps it. */
+void tierd_migration_stats_add(struct tierd_migration_stats *dst,
+			       const struct tierd_migration_stats *src);
+
 #endif

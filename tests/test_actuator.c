@@ -74,6 +74,7 @@ struct rig {
 	struct tierd_cgroupfs fs;
 	struct tierd_ksettings ks;
 	struct tierd_damon_backend damon;
+	struct tierd_damon_async async; /* unthreaded: commits at once */
 	struct tierd_migration_stats stats;
 	struct tierd_logger log;
 	struct tierd_kernel_actuator k;
@@ -149,7 +150,9 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 	/* Only errors: the paths taken are asserted, not their log lines. */
 	tierd_log_setup(&r->log, TIERD_LOG_TARGET_STDERR, TIERD_LOG_ERR);
 	r->damon.state.damon = mode;
-	r->k = (struct tierd_kernel_actuator){ .damon = &r->damon, .fs = &r->fs, .ks = &r->ks,
+	if (tierd_damon_async_start(&r->async, &r->damon, false) < 0)
+		abort();
+	r->k = (struct tierd_kernel_actuator){ .damon = &r->async, .fs = &r->fs, .ks = &r->ks,
 					       .manage_demotion = true, .stats = &r->stats,
 					       .log = &r->log };
 	r->in = (struct tierd_engine_input){ .topo = &r->topo, .nr_cgroups = NR_CG,
@@ -179,10 +182,12 @@ static void rig_backend(struct rig *r)
 	}
 	l->tiers[3].nr_ranges = 1;
 	l->tiers[3].ranges[0] = (struct tierd_damon_region){ NODE3_START, NODE3_START + GIB };
+	tierd_damon_async_refresh(&r->async);
 }
 
 static void rig_free(struct rig *r)
 {
+	tierd_damon_async_stop(&r->async, &r->stats);
 	tierd_damon_backend_stop(&r->damon, &r->log);
 	tierd_kernel_actuator_free(&r->k);
 	tierd_cgroupfs_close(&r->fs);
@@ -481,8 +486,8 @@ static void check_region(const struct tierd_region *g, uint64_t start, uint64_t 
 /* Tier 0 is PFNs 32-47 (regions 32-39 and 40-47), tier 1 PFNs 0-15 (one
  * region); PFNs 16-31 are a hole, owned or not. t0 and t1 have room for
  * the regions (2 and 1). */
-static void hotness_backend(struct tierd_damon_backend *b, struct tierd_region *t0,
-			    struct tierd_region *t1)
+static void hotness_view(struct tierd_damon_view *b, struct tierd_region *t0,
+			 struct tierd_region *t1)
 {
 	t0[0] = (struct tierd_region){ .start = P(32), .end = P(40), .tier = 0, .nr_accesses = 3,
 				       .max_accesses = MAX_ACC, .age = 2, .aggr_usec = AGGR_US };
@@ -490,7 +495,7 @@ static void hotness_backend(struct tierd_damon_backend *b, struct tierd_region *
 				       .max_accesses = MAX_ACC, .age = 9, .aggr_usec = AGGR_US };
 	t1[0] = (struct tierd_region){ .start = P(0), .end = P(16), .tier = 1, .nr_accesses = 1,
 				       .max_accesses = MAX_ACC, .age = 4, .aggr_usec = AGGR_US };
-	*b = (struct tierd_damon_backend){ .state.damon = TIERD_DAMON_RUNNING };
+	*b = (struct tierd_damon_view){ .state.damon = TIERD_DAMON_RUNNING };
 	b->layout.nr_tiers = 2;
 	b->layout.tiers[0].nr_ranges = 1;
 	b->layout.tiers[0].ranges[0] = (struct tierd_damon_region){ P(32), P(48) };
@@ -507,7 +512,7 @@ static void hotness_backend(struct tierd_damon_backend *b, struct tierd_region *
 static void test_hotness_build(void)
 {
 	struct tierd_region t0[2], t1[1];
-	struct tierd_damon_backend b = { 0 };
+	struct tierd_damon_view b = { 0 };
 	struct tierd_cgroup_obs obs[3] = { { .id = INO_B }, { .id = INO_A }, { .id = INO_OTHER } };
 	struct tierd_hotness_set set = { 0 };
 	struct tierd_kpagecgroup kc;
@@ -518,7 +523,7 @@ static void test_hotness_build(void)
 	snprintf(dir, sizeof(dir), "%s/h", root);
 	write_owners(dir);
 	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, capture(&cap)), 0);
-	hotness_backend(&b, t0, t1);
+	hotness_view(&b, t0, t1);
 
 	r = tierd_hotness_build(&b, &kc, obs, 2, ALL_PAGES, &set, capture(&cap));
 	CHECK_EQ_INT(r, 0);
@@ -578,7 +583,7 @@ static void test_hotness_build(void)
 }
 
 /* Pages attributed to cgroup c (0: B, 1: A) after a build. */
-static uint64_t pages_after(struct tierd_damon_backend *b, struct tierd_kpagecgroup *kc,
+static uint64_t pages_after(struct tierd_damon_view *b, struct tierd_kpagecgroup *kc,
 			    uint64_t pages_per_tick, struct tierd_hotness_set *set, size_t c)
 {
 	struct tierd_cgroup_obs obs[2] = { { .id = INO_B }, { .id = INO_A } };
@@ -596,7 +601,7 @@ static void test_hotness_refresh(void)
 {
 	enum { PER_TICK = 8, NONE = 0 };
 	struct tierd_region t0[2], t1[1];
-	struct tierd_damon_backend b;
+	struct tierd_damon_view b;
 	struct tierd_hotness_set set = { 0 };
 	struct tierd_kpagecgroup kc;
 	char dir[TMPTREE_DIR_MAX + sizeof("/r")];
@@ -605,7 +610,7 @@ static void test_hotness_refresh(void)
 	snprintf(dir, sizeof(dir), "%s/r", root);
 	write_owners(dir);
 	CHECK_EQ_INT(tierd_kpagecgroup_open(dir, &kc, capture(&cap)), 0);
-	hotness_backend(&b, t0, t1);
+	hotness_view(&b, t0, t1);
 	CHECK_EQ_U64(pages_after(&b, &kc, PER_TICK, &set, 1), 13);
 	CHECK(set.owners.complete);
 	CHECK_EQ_INT(set.owners.nr, 32);
