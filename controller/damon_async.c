@@ -103,6 +103,7 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 				 const struct tierd_logger *log)
 {
 	struct tierd_damon_job *job = &a->job;
+	bool collected;
 	size_t n;
 
 	if (!a->worker.started) {
@@ -116,7 +117,15 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 		a->late_collects++;
 		return 0;
 	}
+	/* A collect that ended since the last tick is this tick's reading:
+	 * another now could be late too, and every late collect would leave
+	 * the worker busy at act, so that no plan would ever be committed. */
+	collected = tierd_kernel_worker_busy(&a->worker) && job->collect;
 	n = reap(a, stats, moved, TIERD_DAMON_MAX_ACTIONS);
+	if (collected) {
+		*ret_fresh = true;
+		return n;
+	}
 	job->collect = true;
 	job->now_usec = now_usec;
 	job->log = *log;

@@ -61,12 +61,13 @@ struct tierd_damon_async {
 int tierd_damon_async_start(struct tierd_damon_async *a, struct tierd_damon_backend *b,
 			    bool threaded);
 
-/* tierd_damon_backend_collect() for this tick: waits for a job under way,
- * then for its own collect, until deadline_usec (monotonic) at most. An
- * ended job is reaped on the way: a collect's accounting added to stats and
- * its moved[] (room for TIERD_DAMON_MAX_ACTIONS) returned, the view
- * refreshed. *ret_fresh: whether the view is this tick's (every job
- * ended). Returns how many moved[] entries were filled. */
+/* tierd_damon_backend_collect() for this tick: waits for a job under way
+ * until deadline_usec (monotonic) at most and reaps it: a collect's
+ * accounting added to stats and its moved[] (room for
+ * TIERD_DAMON_MAX_ACTIONS) returned, the view refreshed. A collect that
+ * ended so is this tick's reading; otherwise the tick's own collect runs,
+ * waited for until the same deadline. *ret_fresh: whether the view is a
+ * reading taken since the last tick. Returns the moved[] entries filled. */
 size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 				 uint64_t deadline_usec, struct tierd_migration_stats *stats,
 				 struct tierd_damon_moved *moved, bool *ret_fresh,

@@ -321,7 +321,7 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.");
 	emit(o, "tierd_damon_kdamond_restarts_total %llu\n", (unsigned long long)b->kdamond_restarts);
 	header(o, "tierd_tick_kernel_wait_seconds", "gauge",
-	       "How long the last tick waited on the kernel: sense (DAMON's reads and the commit that stops last tick's schemes), act (DAMON's commits, memory.reclaim).");
+	       "How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).");
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"sense\"} %.6f\n",
 	     (double)b->sense_wait_usec / TIERD_USEC_PER_SEC);
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"act\"} %.6f\n",

@@ -67,7 +67,10 @@ static void test_threaded(void)
 					       &log), 0);
 	CHECK(fresh);
 	CHECK_EQ_U64(a.late_collects, 0);
-	/* A job holds the worker (a commit waiting for a busy kdamond). */
+	/* A job holds the worker: it stands for a collect whose commit waits
+	 * for a kdamond busy migrating (the job is marked a collect, as the
+	 * last one left it). */
+	CHECK(a.job.collect);
 	CHECK_EQ_INT(tierd_kernel_worker_submit(&a.worker, held, &g), 0);
 	b.state.kdamond_restarts = 5; /* the worker's now: the view must not see it */
 	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
@@ -80,13 +83,16 @@ static void test_threaded(void)
 	CHECK_EQ_U64(a.view.state.kdamond_restarts, 0);
 	tierd_damon_async_apply(&a, &topo, NULL, 0, NULL, NULL, 0, period, &log);
 	CHECK_EQ_U64(a.skipped_applies, 1);
-	/* It ends: the next collect reaps it, runs its own, and sees the
-	 * backend as it is now. */
+	/* It ends: the next tick takes it as its reading, with the backend as
+	 * it is now, and starts no other (so that the worker is free for the
+	 * tick's apply). */
 	open_gate(&g);
+	tierd_kernel_worker_wait(&a.worker);
 	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
 	CHECK_EQ_U64(tierd_damon_async_collect(&a, t0, t0 + 10 * DEADLINE_USEC, &stats, moved,
 					       &fresh, &log), 0);
 	CHECK(fresh);
+	CHECK(!tierd_kernel_worker_busy(&a.worker));
 	CHECK_EQ_U64(a.late_collects, 1);
 	CHECK_EQ_U64(a.view.state.kdamond_restarts, 5);
 	/* An apply with the worker free is handed over, and copied: the
@@ -105,6 +111,15 @@ static void test_threaded(void)
 		CHECK_EQ_U64(a.job.ids[0], 7);
 		CHECK_EQ_U64(a.job.spans[0].end, 8192);
 	}
+	/* After an apply, the next tick runs its own collect. */
+	tierd_kernel_worker_wait(&a.worker);
+	b.state.nr_kdamonds = 2;
+	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+	CHECK_EQ_U64(tierd_damon_async_collect(&a, t0, t0 + 10 * DEADLINE_USEC, &stats, moved,
+					       &fresh, &log), 0);
+	CHECK(fresh);
+	CHECK(a.job.collect);
+	CHECK_EQ_U64(a.view.state.nr_kdamonds, 2);
 	tierd_damon_async_stop(&a, &stats);
 	CHECK(!a.worker.started);
 	CHECK(a.job.spans == NULL);

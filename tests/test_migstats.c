@@ -536,7 +536,7 @@ static void test_metrics(void)
 		"# HELP tierd_damon_kdamond_restarts_total Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.\n"
 		"# TYPE tierd_damon_kdamond_restarts_total counter\n"
 		"tierd_damon_kdamond_restarts_total 1\n"
-		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (DAMON's reads and the commit that stops last tick's schemes), act (DAMON's commits, memory.reclaim).\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).\n"
 		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
 		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000250\n"
 		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000040\n"
@@ -603,7 +603,7 @@ static void test_bpf_metrics(void)
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
 	CHECK(text && strstr(text,
 		"\ntierd_damon_kdamond_restarts_total 0\n"
-		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (DAMON's reads and the commit that stops last tick's schemes), act (DAMON's commits, memory.reclaim).\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).\n"
 		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
 		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000000\n"
 		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000000\n"
