@@ -54,6 +54,10 @@ echo "RESULT batches $(metric tierd_sample_promote_batches_total)"
 echo "RESULT busy_ticks $(metric tierd_sample_promote_busy_ticks_total)"
 echo "RESULT deadline_hits $(metric tierd_sample_promote_deadline_hits_total)"
 echo "RESULT batch_max_s $(metric tierd_sample_promote_batch_max_seconds)"
+# What the tick itself waited on the kernel while acting (it hands the
+# batches over), in ms, and the tick slots a tick ran past.
+echo "RESULT act_wait_max_ms $(metric 'tierd_tick_kernel_wait_max_seconds{step="act"}' | awk '{ print int($1 * 1000) }')"
+echo "RESULT overruns $(metric tierd_tick_overruns_total)"
 echo "RESULT moved_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="move_pages"}')")"
 grep '^PLACE ' /tmp/w.out | sed -n 's/^PLACE t_ms=\([0-9]*\) hotset=A hot=\([0-9,]*\).*/\1 \2/p' | tr , ' ' |
 	awk '{ all = $2 + $3 + $4 + $5; if (all) printf "SERIES big %d %d\n", $1 / 1000, int($2 * 1000 / all) }'
