@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "actuator_kernel.h"
+#include "clock.h"
 #include "reclaim.h"
 #include "../policy/units.h"
 #include "../policy/util.h"
@@ -20,7 +21,11 @@
 						     .bytes = (bytes_) },             \
 			__VA_ARGS__)
 
-/* Counts, per cgroup over its tier-0 max, the ticks it got no closer. */
+/* Counts, per cgroup over its tier-0 max, the ticks it got no closer.
+ * A tick without a fresh DAMON reading does not count: DAMON's worker
+ * is still busy (a kdamond migrating what the last plan asked, seconds for
+ * hundreds of MiB), and memory.reclaim on top of it would take the tick
+ * for as long (seen: 26 s, with 26 slots lost). */
 static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
 {
 	struct tierd_over_count *next = NULL;
@@ -41,7 +46,9 @@ static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuat
 			continue;
 		for (size_t i = 0; i < k->nr_over; i++)
 			if (k->over[i].cgroup_id == id) {
-				ticks = over < k->over[i].over_bytes ? 0 : k->over[i].ticks + 1;
+				ticks = over < k->over[i].over_bytes ? 0
+					: k->damon->fresh          ? k->over[i].ticks + 1
+								    : k->over[i].ticks;
 				reclaimed = k->over[i].reclaim;
 			}
 		next[n++] = (struct tierd_over_count){ .cgroup_id = id, .over_bytes = over,
@@ -126,13 +133,15 @@ static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuatio
 	const struct tierd_topology *topo = a->in->topo;
 	struct tierd_cgroup_obs after = { 0 };
 	struct tierd_buf buf = { 0 };
-	uint64_t before_top, after_top, moved = 0;
+	uint64_t before_top, after_top, moved = 0, t0;
 	int fd = -1, r;
 
 	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);
+	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
 	fd = openat(k->fs->root_fd, obs->path[1] ? obs->path + 1 : ".",
 		    O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 	r = fd < 0 ? -errno : tierd_memory_reclaim(fd, obs->path, bytes, k->log);
+	k->wait_usec += tierd_clock_usec(CLOCK_MONOTONIC) - t0;
 	if (fd >= 0 &&
 	    tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, k->log) == 0) {
 		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
@@ -192,6 +201,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 	uint64_t *ids = NULL;
 	size_t nr = 0;
 
+	k->wait_usec = 0;
 	if (count_over(k, a) < 0)
 		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
 	if (k->damon->view.state.damon == TIERD_DAMON_RUNNING) {
@@ -220,8 +230,11 @@ static void apply(void *data, const struct tierd_actuation *a)
 			else if (r > 0)
 				nr += (size_t)r;
 		}
+		uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+
 		tierd_damon_async_apply(k->damon, in->topo, spans, nr, paths, ids, in->nr_cgroups,
 					a->period_usec, k->log);
+		k->wait_usec += tierd_clock_usec(CLOCK_MONOTONIC) - t0;
 	}
 	if (k->bpf)
 		tierd_bpf_backend_promote(k->bpf, in, a->plan, a->tick_usec);

@@ -52,6 +52,7 @@ struct tierd_kernel_actuator {
 	bool demotion_warned;      /* said once that reclaim would not demote */
 	struct tierd_migration_stats *stats;
 	const struct tierd_logger *log;
+	uint64_t wait_usec;        /* the last apply's kernel calls on the tick */
 	size_t nr_over;
 	struct tierd_over_count *over;
 };

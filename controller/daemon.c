@@ -451,14 +451,15 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 	struct tierd_actuation a;
 
 	profile_periods(d, &tk->obs, period);
-	uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
-
 	a = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
 				      .tick_usec = d->cfg.tick_usec };
 	d->actuator->apply(d->actuator_data, &a);
 	/* A dry run's actuator records; it calls no kernel. */
-	if (!d->opts.dry_run)
-		kernel_waited(&d->act_wait_usec, &d->act_wait_max_usec, t0);
+	if (!d->opts.dry_run) {
+		d->act_wait_usec = d->kernel.wait_usec;
+		if (d->act_wait_usec > d->act_wait_max_usec)
+			d->act_wait_max_usec = d->act_wait_usec;
+	}
 }
 
 /* Publish: the report completed with the backends' state, the metrics and

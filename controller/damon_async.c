@@ -90,7 +90,7 @@ int tierd_damon_async_start(struct tierd_damon_async *a, struct tierd_damon_back
 {
 	int r = 0;
 
-	*a = (struct tierd_damon_async){ .job = { .b = b } };
+	*a = (struct tierd_damon_async){ .job = { .b = b }, .fresh = true };
 	if (threaded)
 		r = tierd_kernel_worker_start(&a->worker);
 	tierd_damon_async_refresh(a);
@@ -109,10 +109,10 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 	if (!a->worker.started) {
 		n = tierd_damon_backend_collect(job->b, now_usec, stats, moved, log);
 		tierd_damon_async_refresh(a);
-		*ret_fresh = true;
+		*ret_fresh = a->fresh = true;
 		return n;
 	}
-	*ret_fresh = false;
+	*ret_fresh = a->fresh = false;
 	if (!tierd_kernel_worker_wait_until(&a->worker, deadline_usec)) {
 		a->late_collects++;
 		return 0;
@@ -123,7 +123,7 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 	collected = tierd_kernel_worker_busy(&a->worker) && job->collect;
 	n = reap(a, stats, moved, TIERD_DAMON_MAX_ACTIONS);
 	if (collected) {
-		*ret_fresh = true;
+		*ret_fresh = a->fresh = true;
 		return n;
 	}
 	job->collect = true;
@@ -138,7 +138,7 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 		return n;
 	}
 	n += reap(a, stats, moved + n, TIERD_DAMON_MAX_ACTIONS - n);
-	*ret_fresh = true;
+	*ret_fresh = a->fresh = true;
 	return n;
 }
 

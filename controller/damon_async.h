@@ -51,6 +51,7 @@ struct tierd_damon_async {
 	struct tierd_kernel_worker worker;
 	struct tierd_damon_job job;
 	struct tierd_damon_view view;
+	bool fresh;                 /* the last collect's view is a reading of that tick */
 	uint64_t late_collects;     /* collects that had not ended by their deadline */
 	uint64_t skipped_applies;   /* plans not committed: the worker was busy */
 };

@@ -306,8 +306,18 @@ static void test_reclaim_fallback_ticks(void)
 		CHECK_EQ_INT(r->k.nr_over, 1);
 		CHECK_EQ_INT(r->k.over[0].ticks, tick);
 	}
+	/* Ticks whose DAMON reading did not come (its worker still busy: a
+	 * kdamond migrating) do not count, however many. */
+	r->async.fresh = false;
+	for (int i = 0; i < 5; i++) {
+		apply(r);
+		CHECK_EQ_INT(r->k.over[0].ticks, TIERD_RECLAIM_FALLBACK_TICKS - 1);
+		CHECK_EQ_STR(reclaim_file(DB), "");
+	}
+	r->async.fresh = true;
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK(r->k.wait_usec > 0);
 	/* nginx has an over-max action but is not over: DAMOS's job. */
 	CHECK_EQ_STR(reclaim_file(NGINX), "");
 	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].calls, 1);
