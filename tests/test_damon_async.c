@@ -12,36 +12,13 @@
 #include "check.h"
 #include "../controller/clock.h"
 #include "../controller/damon_async.h"
+#include "gate.h"
 
 TIERD_TEST_MAIN_COUNTS;
 
 /* How long a collect may wait for the held worker here: short, and long
  * enough to be measured. */
 #define DEADLINE_USEC 30000u
-
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool open;
-};
-
-static void held(void *data)
-{
-	struct gate *g = data;
-
-	pthread_mutex_lock(&g->lock);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void open_gate(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	g->open = true;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
 
 static void test_threaded(void)
 {
@@ -50,11 +27,12 @@ static void test_threaded(void)
 	struct tierd_migration_stats stats = { 0 };
 	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
 	struct tierd_topology topo = { 0 };
-	struct gate g = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+	struct gate g;
 	struct tierd_logger log;
 	uint64_t period[TIERD_MAX_TIERS] = { 0 }, t0, waited;
 	bool fresh = false;
 
+	gate_init(&g);
 	tierd_log_setup(&log, TIERD_LOG_TARGET_STDERR, TIERD_LOG_ERR);
 	snprintf(b.state.damon_why, sizeof(b.state.damon_why), "someone else's kdamond");
 	CHECK_EQ_INT(tierd_damon_async_start(&a, &b, true), 0);
@@ -71,7 +49,7 @@ static void test_threaded(void)
 	 * for a kdamond busy migrating (the job is marked a collect, as the
 	 * last one left it). */
 	CHECK(a.job.collect);
-	CHECK_EQ_INT(tierd_kernel_worker_submit(&a.worker, held, &g), 0);
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&a.worker, gated, &g), 0);
 	b.state.kdamond_restarts = 5; /* the worker's now: the view must not see it */
 	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
 	CHECK_EQ_U64(tierd_damon_async_collect(&a, t0, t0 + DEADLINE_USEC, &stats, moved, &fresh,

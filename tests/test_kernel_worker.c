@@ -14,57 +14,9 @@
 #include "check.h"
 #include "../controller/kernel_worker.h"
 #include "../controller/tick_schedule.h"
+#include "gate.h"
 
 TIERD_TEST_MAIN_COUNTS;
-
-/* Long enough to be measured as a duration well above zero. */
-#define HOLD_NSEC 20000000L
-#define HOLD_USEC 20000u
-
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool entered, open;
-	unsigned runs;
-};
-
-static void gated(void *data)
-{
-	struct gate *g = data;
-	const struct timespec hold = { .tv_nsec = HOLD_NSEC };
-
-	pthread_mutex_lock(&g->lock);
-	g->entered = true;
-	pthread_cond_broadcast(&g->cond);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-	nanosleep(&hold, NULL);
-	g->runs++;
-}
-
-static void gate_init(struct gate *g)
-{
-	*g = (struct gate){ 0 };
-	pthread_mutex_init(&g->lock, NULL);
-	pthread_cond_init(&g->cond, NULL);
-}
-
-static void wait_entered(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	while (!g->entered)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void open_gate(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	g->open = true;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
 
 static void test_job_in_flight(void)
 {
@@ -91,7 +43,7 @@ static void test_job_in_flight(void)
 	CHECK(tierd_kernel_worker_busy(&w));
 	CHECK_EQ_INT(tierd_kernel_worker_submit(&w, gated, &g), -EBUSY);
 	CHECK(tierd_kernel_worker_reap(&w, &usec));
-	CHECK(usec >= HOLD_USEC);
+	CHECK(usec >= GATE_HOLD_USEC);
 	CHECK(!tierd_kernel_worker_busy(&w));
 	CHECK(!tierd_kernel_worker_reap(&w, NULL));
 	/* A second job runs on the same thread. */
