@@ -173,6 +173,10 @@ static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd
 {
 	bool damon = k->damon->view.state.damon == TIERD_DAMON_RUNNING;
 
+	/* DAMON is still at the last plan (a kdamond migrating): reclaim
+	 * would take the tick as long, and do what DAMON is doing. */
+	if (damon && !k->damon->fresh)
+		return;
 	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
 		uint64_t planned = 0;
 
@@ -202,6 +206,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 	size_t nr = 0;
 
 	k->wait_usec = 0;
+	k->damon_skipped = false;
 	if (count_over(k, a) < 0)
 		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
 	if (k->damon->view.state.damon == TIERD_DAMON_RUNNING) {
@@ -232,8 +237,9 @@ static void apply(void *data, const struct tierd_actuation *a)
 		}
 		uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
 
-		tierd_damon_async_apply(k->damon, in->topo, spans, nr, paths, ids, in->nr_cgroups,
-					a->period_usec, k->log);
+		k->damon_skipped = !tierd_damon_async_apply(k->damon, in->topo, spans, nr, paths,
+							    ids, in->nr_cgroups, a->period_usec,
+							    k->log);
 		k->wait_usec += tierd_clock_usec(CLOCK_MONOTONIC) - t0;
 	}
 	if (k->bpf)

@@ -53,6 +53,7 @@ struct tierd_kernel_actuator {
 	struct tierd_migration_stats *stats;
 	const struct tierd_logger *log;
 	uint64_t wait_usec;        /* the last apply's kernel calls on the tick */
+	bool damon_skipped;        /* the last apply's DAMON schemes not committed */
 	size_t nr_over;
 	struct tierd_over_count *over;
 };

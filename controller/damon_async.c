@@ -103,7 +103,7 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 				 const struct tierd_logger *log)
 {
 	struct tierd_damon_job *job = &a->job;
-	bool collected;
+	bool collected, follows_apply;
 	size_t n;
 
 	if (!a->worker.started) {
@@ -121,12 +121,16 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 	 * another now could be late too, and every late collect would leave
 	 * the worker busy at act, so that no plan would ever be committed. */
 	collected = tierd_kernel_worker_busy(&a->worker) && job->collect;
+	follows_apply = job->follows_apply;
 	n = reap(a, stats, moved, TIERD_DAMON_MAX_ACTIONS);
 	if (collected) {
-		*ret_fresh = a->fresh = true;
+		*ret_fresh = true;
+		a->fresh = follows_apply;
 		return n;
 	}
 	job->collect = true;
+	job->follows_apply = a->apply_pending;
+	a->apply_pending = false;
 	job->now_usec = now_usec;
 	job->log = *log;
 	job->nr_moved = 0;
@@ -138,7 +142,8 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 		return n;
 	}
 	n += reap(a, stats, moved + n, TIERD_DAMON_MAX_ACTIONS - n);
-	*ret_fresh = a->fresh = true;
+	*ret_fresh = true;
+	a->fresh = job->follows_apply;
 	return n;
 }
 
@@ -168,7 +173,7 @@ static int copy_apply(struct tierd_damon_job *job, const struct tierd_topology *
 	return 0;
 }
 
-void tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_topology *topo,
+bool tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_topology *topo,
 			     const struct tierd_damos_span *spans, size_t nr_spans,
 			     const char *const *memcg_paths, const uint64_t *cgroup_ids,
 			     size_t nr_cgroups, const uint64_t *period_usec,
@@ -180,24 +185,28 @@ void tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_top
 		tierd_damon_backend_apply(job->b, topo, spans, nr_spans, memcg_paths, cgroup_ids,
 					  period_usec, log);
 		tierd_damon_async_refresh(a);
-		return;
+		return true;
 	}
 	if (tierd_kernel_worker_busy(&a->worker)) {
 		a->skipped_applies++;
 		tierd_log(log, TIERD_LOG_DEBUG,
 			  "DAMON: the last command still runs: this tick's migrations are not committed");
-		return;
+		return false;
 	}
 	if (copy_apply(job, topo, spans, nr_spans, memcg_paths, cgroup_ids, nr_cgroups,
 		       period_usec) < 0) {
 		free_apply_copies(job);
 		tierd_log(log, TIERD_LOG_ERR, "DAMON: out of memory: this tick's migrations not committed");
-		return;
+		return false;
 	}
 	job->collect = false;
 	job->log = *log;
-	if (tierd_kernel_worker_submit(&a->worker, run, job) < 0)
+	if (tierd_kernel_worker_submit(&a->worker, run, job) < 0) {
 		free_apply_copies(job);
+		return false;
+	}
+	a->apply_pending = true;
+	return true;
 }
 
 void tierd_damon_async_stop(struct tierd_damon_async *a, struct tierd_migration_stats *stats)

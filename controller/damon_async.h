@@ -34,6 +34,7 @@ struct tierd_damon_job {
 	struct tierd_damon_backend *b;
 	struct tierd_logger log;   /* a copy: a reload may change the tick's */
 	bool collect;
+	bool follows_apply;         /* a collect submitted after an apply job */
 	uint64_t now_usec;
 	struct tierd_migration_stats stats; /* the collect's, added at reap */
 	size_t nr_moved;
@@ -51,7 +52,11 @@ struct tierd_damon_async {
 	struct tierd_kernel_worker worker;
 	struct tierd_damon_job job;
 	struct tierd_damon_view view;
-	bool fresh;                 /* the last collect's view is a reading of that tick */
+	/* The tick's collect read what a whole interval of the last plan's
+	 * schemes did: it ended in time, after that plan was committed. A
+	 * tick without it says nothing of whether DAMON makes progress. */
+	bool fresh;
+	bool apply_pending;         /* an apply submitted since the last collect */
 	uint64_t late_collects;     /* collects that had not ended by their deadline */
 	uint64_t skipped_applies;   /* plans not committed: the worker was busy */
 };
@@ -76,8 +81,9 @@ size_t tierd_damon_async_collect(struct tierd_damon_async *a, uint64_t now_usec,
 
 /* tierd_damon_backend_apply() as a job (copies of the arguments), unless a
  * job has not been reaped: then this tick's schemes are not committed
- * (counted in skipped_applies) and last tick's stay stopped. */
-void tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_topology *topo,
+ * (counted in skipped_applies), last tick's stay stopped, and it returns
+ * false (the caller gives the plan's DAMON actions back to the budgets). */
+bool tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_topology *topo,
 			     const struct tierd_damos_span *spans, size_t nr_spans,
 			     const char *const *memcg_paths, const uint64_t *cgroup_ids,
 			     size_t nr_cgroups, const uint64_t *period_usec,

@@ -771,6 +771,19 @@ out:
 	return r;
 }
 
+void tierd_engine_refund(struct tierd_engine *e, const struct tierd_engine_input *in,
+			 const struct tierd_action *a)
+{
+	uint64_t cost = tierd_action_cost(a);
+	struct cgroup_state *s = a->cgroup < in->nr_cgroups
+					 ? find_state(e, in->cgroups[a->cgroup].obs->id)
+					 : NULL;
+
+	e->period_used_bytes -= tierd_min_u64(cost, e->period_used_bytes);
+	if (s)
+		s->period_used_bytes -= tierd_min_u64(cost, s->period_used_bytes);
+}
+
 /* Spends what was planned and forgets cgroups gone for a while. */
 static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 		   const struct tierd_plan *plan)

@@ -155,6 +155,13 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 		      struct tierd_plan *out);
 void tierd_plan_free(struct tierd_plan *plan);
 
+/* Gives back to the global budget and the cgroup's what action a of the
+ * plan made for in cost: an actuator could not carry it out (DAMON's
+ * worker still busy), so that a tick that moved nothing spent nothing.
+ * Within the same tick as the plan. */
+void tierd_engine_refund(struct tierd_engine *e, const struct tierd_engine_input *in,
+			 const struct tierd_action *a);
+
 /* Per-tier sampling intervals the cgroup's strategy asks for (usec, 0 = no
  * preference); all 0 for a cgroup the engine has not planned for yet. */
 void tierd_engine_profile(const struct tierd_engine *e, uint64_t cgroup_id,

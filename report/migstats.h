@@ -60,8 +60,8 @@ struct tierd_backend_state {
 	size_t nr_kdamonds;                    /* tierd's, running */
 	uint64_t kdamond_restarts;             /* found off behind tierd's back, or after a rejected commit */
 	/* What the tick itself waited on the kernel, the last tick's and the
-	 * longest: sensing (DAMON's commits and reads of what it did and saw)
-	 * and acting (DAMON's commits, memory.reclaim). */
+	 * longest: sensing (for DAMON's reading, on its worker) and acting
+	 * (memory.reclaim; DAMON's commits too where they run on the tick). */
 	uint64_t sense_wait_usec, sense_wait_max_usec;
 	uint64_t act_wait_usec, act_wait_max_usec;
 };

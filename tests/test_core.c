@@ -312,6 +312,39 @@ static void test_engine(void)
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
+	/* A plan not carried out is refunded: the next tick has the whole
+	 * budget again; without the refund it has none. */
+	CHECK_EQ_INT(tierd_engine_new(&e), 0);
+	in = engine_input(&topo, cg, 3, 1000, 50 * MIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	tierd_engine_refund(e, &in, &plan.actions[0]);
+	tierd_plan_free(&plan);
+	in = engine_input(&topo, cg, 3, 2000, 50 * MIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK_EQ_U64(plan.planned_bytes, 50 * MIB);
+	tierd_plan_free(&plan);
+	/* b's own budget too: 64M a second, refunded, 64M again. */
+	in = engine_input(&topo, cg, 3, 5000000, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	for (size_t i = 0; i < plan.nr_actions; i++)
+		if (plan.actions[i].cgroup == 1)
+			tierd_engine_refund(e, &in, &plan.actions[i]);
+	tierd_plan_free(&plan);
+	in = engine_input(&topo, cg, 3, 5000000 + TIERD_USEC_PER_SEC / 2, 1 * GIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	{
+		uint64_t b_bytes = 0;
+
+		for (size_t i = 0; i < plan.nr_actions; i++)
+			if (plan.actions[i].cgroup == 1)
+				b_bytes += plan.actions[i].bytes;
+		CHECK_EQ_U64(b_bytes, 64 * MIB);
+	}
+	tierd_plan_free(&plan);
+	tierd_engine_free(e);
+
 	/* Node-list selectors name the tier that holds the nodes. */
 	{
 		struct tierd_tier_budget b = { .selector = TIERD_SELECT_NODES };

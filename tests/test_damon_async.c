@@ -45,6 +45,8 @@ static void test_threaded(void)
 					       &log), 0);
 	CHECK(fresh);
 	CHECK_EQ_U64(a.late_collects, 0);
+	/* A reading, but of no committed plan: it says nothing of progress. */
+	CHECK(!a.fresh);
 	/* A job holds the worker: it stands for a collect whose commit waits
 	 * for a kdamond busy migrating (the job is marked a collect, as the
 	 * last one left it). */
@@ -59,7 +61,7 @@ static void test_threaded(void)
 	CHECK(waited >= DEADLINE_USEC);
 	CHECK_EQ_U64(a.late_collects, 1);
 	CHECK_EQ_U64(a.view.state.kdamond_restarts, 0);
-	tierd_damon_async_apply(&a, &topo, NULL, 0, NULL, NULL, 0, period, &log);
+	CHECK(!tierd_damon_async_apply(&a, &topo, NULL, 0, NULL, NULL, 0, period, &log));
 	CHECK_EQ_U64(a.skipped_applies, 1);
 	/* It ends: the next tick takes it as its reading, with the backend as
 	 * it is now, and starts no other (so that the worker is free for the
@@ -82,7 +84,7 @@ static void test_threaded(void)
 		const char *paths[] = { path };
 		uint64_t ids[] = { 7 };
 
-		tierd_damon_async_apply(&a, &topo, &span, 1, paths, ids, 1, period, &log);
+		CHECK(tierd_damon_async_apply(&a, &topo, &span, 1, paths, ids, 1, period, &log));
 		path[1] = 'b';
 		CHECK_EQ_U64(a.skipped_applies, 1);
 		CHECK_EQ_STR(a.job.paths[0], "/a");
@@ -98,6 +100,8 @@ static void test_threaded(void)
 	CHECK(fresh);
 	CHECK(a.job.collect);
 	CHECK_EQ_U64(a.view.state.nr_kdamonds, 2);
+	/* This one read a whole interval of the committed plan. */
+	CHECK(a.fresh);
 	tierd_damon_async_stop(&a, &stats);
 	CHECK(!a.worker.started);
 	CHECK(a.job.spans == NULL);
@@ -119,6 +123,7 @@ static void test_unthreaded(void)
 	b.state.nr_kdamonds = 3;
 	CHECK_EQ_U64(tierd_damon_async_collect(&a, 1, 0, &stats, moved, &fresh, &log), 0);
 	CHECK(fresh);
+	CHECK(a.fresh);
 	CHECK_EQ_U64(a.view.state.nr_kdamonds, 3);
 	tierd_damon_async_stop(&a, &stats);
 }
