@@ -226,7 +226,7 @@ static void apply(void *data, const struct tierd_actuation *a)
 			int r;
 
 			/* Sampled pages: move_pages's, below. */
-			if (act->kind == TIERD_ACTION_MIGRATE && tierd_sample_token(act->start))
+			if (tierd_action_is_sampled(act))
 				continue;
 			r = tierd_damos_spans_after(act, in->cgroups[act->cgroup].hot, spans, nr,
 						    spans + nr, TIERD_ACTUATOR_MAX_SPANS - nr);

@@ -456,12 +456,9 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 	d->actuator->apply(d->actuator_data, &a);
 	/* What DAMON could not take (its worker still busy) costs no budget. */
 	if (!d->opts.dry_run && d->kernel.damon_skipped)
-		for (size_t i = 0; i < tk->plan.nr_actions; i++) {
-			const struct tierd_action *act = &tk->plan.actions[i];
-
-			if (act->kind != TIERD_ACTION_MIGRATE || !tierd_sample_token(act->start))
-				tierd_engine_refund(d->engine, &tk->in, act);
-		}
+		for (size_t i = 0; i < tk->plan.nr_actions; i++)
+			if (!tierd_action_is_sampled(&tk->plan.actions[i]))
+				tierd_engine_refund(d->engine, &tk->in, &tk->plan.actions[i]);
 	/* A dry run's actuator records; it calls no kernel. */
 	if (!d->opts.dry_run) {
 		d->act_wait_usec = d->kernel.wait_usec;

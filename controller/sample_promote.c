@@ -261,7 +261,7 @@ int tierd_sample_promote_prepare(struct tierd_sample_promoter *p,
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		const struct tierd_action *a = &plan->actions[i];
 
-		if (a->kind == TIERD_ACTION_MIGRATE && tierd_sample_token(a->start))
+		if (tierd_action_is_sampled(a))
 			nr_pages += (a->end - a->start + TIERD_PAGE_BYTES - 1) / TIERD_PAGE_BYTES;
 	}
 	if (nr_pages) {
@@ -287,7 +287,7 @@ int tierd_sample_promote_prepare(struct tierd_sample_promoter *p,
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		const struct tierd_action *a = &plan->actions[i];
 
-		if (a->kind != TIERD_ACTION_MIGRATE || !tierd_sample_token(a->start))
+		if (!tierd_action_is_sampled(a))
 			continue;
 		for (uint64_t t = a->start; t < a->end; t += TIERD_PAGE_BYTES)
 			add_item(p, in->topo, b->items, &n, t, in->cgroups[a->cgroup].obs->id,

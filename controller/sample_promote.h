@@ -58,6 +58,13 @@ struct tierd_sample_promoter {
 	uint64_t deadline_hits;     /* batches that stopped at their deadline */
 };
 
+/* A MIGRATE of sampled pages (token addresses): move_pages(2)'s, never
+ * DAMOS's. */
+static inline bool tierd_action_is_sampled(const struct tierd_action *a)
+{
+	return a->kind == TIERD_ACTION_MIGRATE && tierd_sample_token(a->start);
+}
+
 /* One page to move. */
 struct tierd_promote_item {
 	uint64_t cgroup_id;
