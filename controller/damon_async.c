@@ -15,6 +15,13 @@ static void free_regions(struct tierd_damon_view *v)
 	}
 }
 
+/* The backend's state and layout: what an apply may change. */
+static void take_state(struct tierd_damon_async *a)
+{
+	a->view.state = a->job.b->state;
+	a->view.layout = a->job.b->layout;
+}
+
 /* A region array that cannot be copied leaves that tier's view empty
  * until the next refresh: no hotness rather than a stale pointer. */
 void tierd_damon_async_refresh(struct tierd_damon_async *a)
@@ -23,8 +30,7 @@ void tierd_damon_async_refresh(struct tierd_damon_async *a)
 	struct tierd_damon_view *v = &a->view;
 
 	free_regions(v);
-	v->state = b->state;
-	v->layout = b->layout;
+	take_state(a);
 	for (size_t t = 0; t < TIERD_MAX_TIERS; t++) {
 		size_t n = b->nr_regions[t];
 
@@ -65,7 +71,8 @@ static void run(void *data)
 }
 
 /* An ended job's results: the collect's accounting and moved[] (at most
- * room entries), the view. Returns the moved[] entries filled. */
+ * room entries), and the view (the regions only after a collect, the one
+ * job that reads them). Returns the moved[] entries filled. */
 static size_t reap(struct tierd_damon_async *a, struct tierd_migration_stats *stats,
 		   struct tierd_damon_moved *moved, size_t room)
 {
@@ -79,9 +86,11 @@ static size_t reap(struct tierd_damon_async *a, struct tierd_migration_stats *st
 		n = job->nr_moved < room ? job->nr_moved : room;
 		if (n)
 			memcpy(moved, job->moved, n * sizeof(*moved));
+		tierd_damon_async_refresh(a);
+	} else {
+		take_state(a);
 	}
 	free_apply_copies(job);
-	tierd_damon_async_refresh(a);
 	return n;
 }
 
@@ -184,7 +193,7 @@ bool tierd_damon_async_apply(struct tierd_damon_async *a, const struct tierd_top
 	if (!a->worker.started) {
 		tierd_damon_backend_apply(job->b, topo, spans, nr_spans, memcg_paths, cgroup_ids,
 					  period_usec, log);
-		tierd_damon_async_refresh(a);
+		take_state(a);
 		return true;
 	}
 	if (tierd_kernel_worker_busy(&a->worker)) {
