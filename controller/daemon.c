@@ -355,13 +355,13 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 	}
 }
 
-/* The tick's wait on the kernel since t0, for the metrics: the last and
- * the longest (docs/design.md, "Kernel calls and the tick"). */
-static void kernel_waited(uint64_t *last, uint64_t *max, uint64_t t0)
+/* A tick's wait on the kernel, for the metrics: the last and the longest
+ * (docs/design.md, "Kernel calls and the tick"). */
+static void kernel_waited(uint64_t *last, uint64_t *max, uint64_t usec)
 {
-	*last = tierd_clock_usec(CLOCK_MONOTONIC) - t0;
-	if (*last > *max)
-		*max = *last;
+	*last = usec;
+	if (usec > *max)
+		*max = usec;
 }
 
 /* Sense: free memory, what DAMON did since the last tick, the managed
@@ -389,7 +389,8 @@ static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 			&d->damon_async, tk->start_usec,
 			tk->start_usec + d->cfg.tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR,
 			&d->migrations, tk->moved, &fresh, &d->log);
-		kernel_waited(&d->sense_wait_usec, &d->sense_wait_max_usec, t0);
+		kernel_waited(&d->sense_wait_usec, &d->sense_wait_max_usec,
+			      tierd_clock_usec(CLOCK_MONOTONIC) - t0);
 		/* A kdamond restarted has a new pid; the backend is the tick's
 		 * only when every DAMON job has ended. */
 		if (fresh)
@@ -460,11 +461,8 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 			if (!tierd_action_is_sampled(&tk->plan.actions[i]))
 				tierd_engine_refund(d->engine, &tk->in, &tk->plan.actions[i]);
 	/* A dry run's actuator records; it calls no kernel. */
-	if (!d->opts.dry_run) {
-		d->act_wait_usec = d->kernel.wait_usec;
-		if (d->act_wait_usec > d->act_wait_max_usec)
-			d->act_wait_max_usec = d->act_wait_usec;
-	}
+	if (!d->opts.dry_run)
+		kernel_waited(&d->act_wait_usec, &d->act_wait_max_usec, d->kernel.wait_usec);
 }
 
 /* Publish: the report completed with the backends' state, the metrics and
