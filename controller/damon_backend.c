@@ -7,6 +7,7 @@
 
 #include "damon_backend.h"
 #include "physmem.h"
+#include "../policy/strategy.h"
 #include "../policy/units.h"
 #include "../policy/util.h"
 
@@ -485,15 +486,6 @@ size_t tierd_damon_backend_collect(struct tierd_damon_backend *b, uint64_t now_u
 	return nr_moved;
 }
 
-static uint64_t aggr_for(uint64_t period_usec)
-{
-	uint64_t a = period_usec / TIERD_DAMON_AGGRS_PER_PERIOD;
-
-	if (a < TIERD_DAMON_MIN_AGGR_US)
-		a = period_usec ? TIERD_DAMON_MIN_AGGR_US : TIERD_DAMON_AGGR_US;
-	return a > TIERD_DAMON_MAX_AGGR_US ? TIERD_DAMON_MAX_AGGR_US : a;
-}
-
 static bool same_context(const struct tierd_damon_ctx_spec *a, const struct tierd_damon_ctx_spec *b)
 {
 	return memcmp(a, b, sizeof(*a)) == 0;
@@ -519,7 +511,7 @@ void tierd_damon_backend_apply(struct tierd_damon_backend *b, const struct tierd
 	}
 	for (size_t t = 0; t < b->layout.nr_tiers; t++) {
 		b->period_usec[t] = period_usec[t];
-		b->layout.tiers[t].aggr_us = aggr_for(period_usec[t]);
+		b->layout.tiers[t].aggr_us = tierd_profile_aggr_usec(period_usec[t]);
 	}
 	r = tierd_damon_build(&b->layout, topo, spans, nr_spans, memcg_paths, next, batch, log);
 	if (r < 0) {

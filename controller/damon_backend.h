@@ -17,7 +17,7 @@
  *     the kdamonds whose configuration changed.
  * DAMON sysfs commands block up to one aggregation interval each and are
  * served one at a time by the kernel, so aggregation intervals stay short
- * (TIERD_DAMON_MAX_AGGR_US). */
+ * (tierd_profile_aggr_usec()). */
 #ifndef TIERD_DAMON_BACKEND_H
 #define TIERD_DAMON_BACKEND_H
 
@@ -30,12 +30,6 @@
 #include "log.h"
 #include "../report/migstats.h"
 
-/* Aggregation interval bounds: a region reading covers one interval; the
- * tick waits up to one interval per kdamond and command. A tenth of the
- * strategy's profiling period keeps ten windows per period. */
-#define TIERD_DAMON_MIN_AGGR_US 20000u
-#define TIERD_DAMON_MAX_AGGR_US 100000u
-#define TIERD_DAMON_AGGRS_PER_PERIOD 10u
 /* Regions read per tier and tick; DAMON keeps at most max_nr_regions. */
 #define TIERD_DAMON_READ_REGIONS TIERD_DAMON_MAX_NR_REGIONS
 #define TIERD_DAMON_MAX_ACTIONS (TIERD_DAMON_MAX_CONTEXTS * TIERD_DAMON_ACTION_SLOTS)

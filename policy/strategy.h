@@ -51,8 +51,9 @@ struct tierd_strategy_ops {
 	 * configuration loader read and checked them (NULL: the strategy's
 	 * defaults). -EINVAL when they are another strategy's; -ENOMEM. */
 	int (*init)(const struct tierd_strategy_params *params, void **ret_state);
-	/* Sampling interval it wants per tier (Mole's tier-specific profiling
-	 * periods), in usec; leaves 0 where it has no preference. May be NULL. */
+	/* Profiling period it wants per tier (Mole's tier-specific profiling
+	 * periods), in usec; leaves 0 where it has no preference. May be NULL.
+	 * What a period becomes: tierd_profile_aggr_usec(). */
 	void (*profile)(void *state, const struct tierd_topology *topo, uint64_t *interval_usec);
 	/* Takes in this tick's observations (histograms, queues, counters). */
 	void (*observe)(void *state, const struct tierd_strategy_input *in);
@@ -60,6 +61,28 @@ struct tierd_strategy_ops {
 	int (*plan)(void *state, const struct tierd_strategy_input *in, struct tierd_action_list *out);
 	void (*free)(void *state);
 };
+
+/* A profiling period is how often a tier's DAMON regions are read (every
+ * tick without one); the tier's kdamond aggregates over a tenth of it,
+ * between these bounds, sampling 20 times a window (DAMON's ratio). The
+ * daemon and tiersim both take it through tierd_profile_aggr_usec(). A
+ * region reading covers one window, and a DAMON sysfs command waits up to
+ * one window for its kdamond, so windows stay short. */
+#define TIERD_PROFILE_AGGR_DEFAULT_USEC 100000u /* DAMON's aggr_us default */
+#define TIERD_PROFILE_AGGR_MIN_USEC 20000u
+#define TIERD_PROFILE_AGGR_MAX_USEC 100000u
+#define TIERD_PROFILE_AGGRS_PER_PERIOD 10u
+
+static inline uint64_t tierd_profile_aggr_usec(uint64_t period_usec)
+{
+	uint64_t a = period_usec / TIERD_PROFILE_AGGRS_PER_PERIOD;
+
+	if (!period_usec)
+		return TIERD_PROFILE_AGGR_DEFAULT_USEC;
+	if (a < TIERD_PROFILE_AGGR_MIN_USEC)
+		return TIERD_PROFILE_AGGR_MIN_USEC;
+	return a < TIERD_PROFILE_AGGR_MAX_USEC ? a : TIERD_PROFILE_AGGR_MAX_USEC;
+}
 
 /* The ops of a strategy; NULL for TIERD_STRATEGY_NONE (observe only). */
 const struct tierd_strategy_ops *tierd_strategy_get(enum tierd_strategy s);

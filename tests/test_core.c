@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../policy/strategy.h"
 #include "log_capture.h"
 #include "../controller/cgroup_watch.h"
 #include "../controller/cgroupfs.h"
@@ -1194,8 +1195,20 @@ static void test_cold_spans(void)
 	CHECK_EQ_U64(out[0].start, 0x6000);
 }
 
+/* A profiling period becomes a DAMON window as the daemon's kdamond and
+ * tiersim both take it: a tenth, within 20 to 100 ms; none gives 100 ms. */
+static void test_profile_aggr(void)
+{
+	CHECK_EQ_U64(tierd_profile_aggr_usec(0), 100000);
+	CHECK_EQ_U64(tierd_profile_aggr_usec(100000), 20000);
+	CHECK_EQ_U64(tierd_profile_aggr_usec(400000), 40000);
+	CHECK_EQ_U64(tierd_profile_aggr_usec(1000000), 100000);
+	CHECK_EQ_U64(tierd_profile_aggr_usec(4000000), 100000);
+}
+
 int main(void)
 {
+	test_profile_aggr();
 	test_nodeset();
 	test_units();
 	test_locate();

@@ -572,6 +572,7 @@ static void test_samplers(void)
 		CHECK_EQ_INT(tiersim_damon_step(&d, s, now), 0);
 		tiersim_fault_step(&f, s, now);
 	}
+	tiersim_damon_read(&d, 2000000);
 	CHECK_EQ_INT(tiersim_damon_regions(&d, s, &regions, &nr), 0);
 	CHECK(nr >= 1 && nr <= dc.max_regions);
 	for (size_t i = 0; i < nr; i++) {
@@ -674,6 +675,7 @@ static void test_damon_filter(void)
 	CHECK_EQ_INT(tiersim_damon_init(&d, &dc, 4096, s->base_addr, 0, 1, 1), 0);
 	tiersim_rng_seed(&rng, 3, 4);
 	CHECK_EQ_INT(drive_damon(&d, s, &rng, 2048, 1000, second + 1000), 0);
+	tiersim_damon_read(&d, second + 1000);
 	CHECK_EQ_INT(tiersim_damon_regions(&d, s, &regions, &nr), 0);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t first = (regions[i].start - s->base_addr) / 4096;
@@ -708,6 +710,7 @@ static void test_damon_filter(void)
 
 	CHECK_EQ_INT(drive_damon(&d, s, &rng, 2048, second + 1000, 2 * second + 1000), 0);
 	CHECK(d.skipped_checks > 0);
+	tiersim_damon_read(&d, 2 * second + 1000);
 	CHECK_EQ_INT(tiersim_damon_regions(&d, s, &regions, &nr), 0);
 	for (size_t i = 0; i < nr; i++) {
 		if (regions[i].start != before.start)
@@ -740,19 +743,22 @@ static void test_damon_filter(void)
 
 /* Every check reads a page armed one full sampling interval before, as
  * kdamond_fn() arms all regions and checks them an interval later, even
- * right after a split made new pieces. Tier 1's window is 200 ms (10 ms
- * sampling) and every page of the space is touched at each 10 ms + 7 ms:
- * each check's interval holds exactly one touch, so every region of every
- * complete window reports 20 accesses of 20 samples. A check made sooner
- * after arming would miss the touch. Tier 0's context holds no page: its
- * regions report nothing and cost no check. */
+ * right after a split made new pieces. Tier 1's profiling period is 400 ms,
+ * so its window is 40 ms (2 ms sampling), as the daemon's kdamond would
+ * have it (tierd_profile_aggr_usec()), and every page of the space is
+ * touched at each 2 ms + 1 ms: each check's interval holds exactly one
+ * touch, so every region of every complete window reports 20 accesses of
+ * 20 samples. A check made sooner after arming would miss the touch. Tier
+ * 0's context holds no page: its regions report nothing and cost no check.
+ * Regions are read once per period: a read 399 ms after the last keeps
+ * what that one held, one 400 ms after takes the last window. */
 static void test_damon_check_timing(void)
 {
 	const struct tiersim_tier_spec tiers[2] = {
 		{ .capacity_pages = 1024, .read_ns = 80, .write_ns = 80 },
 		{ .capacity_pages = 4096, .read_ns = 300, .write_ns = 300 },
 	};
-	const uint64_t pages[1] = { 2048 }, window[2] = { 0, 200000 };
+	const uint64_t pages[1] = { 2048 }, window[2] = { 0, 400000 };
 	struct tiersim_machine *m = NULL;
 	struct tiersim_damon d0, d1;
 	struct tiersim_damon_config dc;
@@ -777,21 +783,32 @@ static void test_damon_check_timing(void)
 					 1, 2), 0);
 	tiersim_damon_set_intervals(&d0, window);
 	tiersim_damon_set_intervals(&d1, window);
-	CHECK_EQ_U64(d1.interval_usec, 10000);
+	CHECK_EQ_U64(d1.interval_usec, 2000);
+	CHECK_EQ_U64(d1.window_usec, 40000);
 	for (uint64_t now = 1000; now <= 3000000; now += 1000) {
-		if (now % 10000 == 7000)
+		if (now % 2000 == 1000)
 			for (uint64_t p = 0; p < 2048; p++)
 				s->pages[p].flags |= TIERSIM_PAGE_ACCESSED;
 		CHECK_EQ_INT(tiersim_damon_step(&d0, s, now), 0);
 		CHECK_EQ_INT(tiersim_damon_step(&d1, s, now), 0);
 	}
+	tiersim_damon_read(&d0, 3000000);
+	tiersim_damon_read(&d1, 3000000);
 	CHECK_EQ_INT(tiersim_damon_regions(&d1, s, &regions, &nr), 0);
 	CHECK(nr > 0);
 	for (size_t i = 0; i < nr; i++)
 		if (regions[i].max_accesses != 20 || regions[i].nr_accesses != 20 ||
-		    regions[i].aggr_usec != 200000 || regions[i].tier != 1)
+		    regions[i].aggr_usec != 40000 || regions[i].tier != 1)
 			all = false;
 	CHECK(all);
+	CHECK_EQ_U64(d1.reads, 1);
+	d1.out[0].nr_accesses = 7;
+	tiersim_damon_read(&d1, 3399000);
+	CHECK_EQ_U64(d1.reads, 1);
+	CHECK_EQ_U64(d1.held[0].nr_accesses, 20);
+	tiersim_damon_read(&d1, 3400000);
+	CHECK_EQ_U64(d1.reads, 2);
+	CHECK_EQ_U64(d1.held[0].nr_accesses, 7);
 	CHECK_EQ_INT(tiersim_damon_regions(&d0, s, &regions, &nr), 0);
 	CHECK_EQ_U64(nr, 0);
 	CHECK_EQ_U64(d0.checks, 0);

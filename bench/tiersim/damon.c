@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "damon.h"
+#include "../../policy/strategy.h"
 
 #define PMY_ONE 10000u
 /* Regions merge when their rates differ by at most 10% of the samples in a
@@ -57,11 +58,12 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 	d->regions = calloc(d->cap, sizeof(*d->regions));
 	d->scratch = calloc(d->cap, sizeof(*d->scratch));
 	d->out = calloc(d->cap, sizeof(*d->out));
+	d->held = calloc(d->cap, sizeof(*d->held));
 	d->ask = calloc(d->cap, sizeof(*d->ask));
 	d->ask_runs = calloc(d->cap, sizeof(*d->ask_runs));
 	d->owner = calloc(nr_pages, sizeof(*d->owner));
 	d->on_tier = calloc(nr_pages, sizeof(*d->on_tier));
-	if (!d->regions || !d->scratch || !d->out || !d->ask || !d->ask_runs || !d->owner || !d->on_tier) {
+	if (!d->regions || !d->scratch || !d->out || !d->held || !d->ask || !d->ask_runs || !d->owner || !d->on_tier) {
 		tiersim_damon_free(d);
 		return -ENOMEM;
 	}
@@ -69,7 +71,7 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 	d->interval_usec = cfg->sample_usec;
 	d->next_sample_usec = cfg->sample_usec;
 	d->next_aggr_usec = cfg->aggr_usec;
-	d->ask_windows = UINT64_MAX;
+	d->ask_reads = UINT64_MAX;
 	d->next_update_usec = TIERSIM_DAMON_UPDATE_USEC;
 	return 0;
 }
@@ -114,26 +116,25 @@ void tiersim_damon_free(struct tiersim_damon *d)
 	free(d->regions);
 	free(d->scratch);
 	free(d->out);
+	free(d->held);
 	free(d->ask);
 	free(d->ask_runs);
 	free(d->owner);
 	free(d->on_tier);
 	tierd_attr_out_free(&d->runs, 1);
 	d->regions = d->scratch = NULL;
-	d->out = NULL;
+	d->out = d->held = NULL;
 	d->ask = d->owner = d->on_tier = NULL;
 	d->ask_runs = NULL;
 }
 
 void tiersim_damon_set_intervals(struct tiersim_damon *d, const uint64_t *interval_usec)
 {
-	uint64_t aggr = d->cfg.aggr_usec;
-	uint64_t window = interval_usec[d->tier] ? interval_usec[d->tier] : aggr;
+	uint64_t aggr = d->cfg.aggr_usec, period = interval_usec[d->tier];
+	uint64_t window = period ? tierd_profile_aggr_usec(period) : aggr;
 	uint64_t sample;
 
-	if (window > TIERSIM_DAMON_MAX_WINDOW_USEC)
-		window = TIERSIM_DAMON_MAX_WINDOW_USEC;
-	window = window < aggr ? aggr : window / aggr * aggr;
+	d->read_period_usec = period;
 	sample = (uint64_t)((unsigned __int128)window * d->cfg.sample_usec / aggr);
 	if (sample < TIERSIM_DAMON_MIN_SAMPLE_USEC)
 		sample = TIERSIM_DAMON_MIN_SAMPLE_USEC;
@@ -409,7 +410,7 @@ static bool ask_region(const struct tiersim_damon *d, size_t o, tiersim_damon_sa
 	if (!sample || (known && !runs))
 		return true;
 	if (!runs) {
-		*ret_refused = !sample(ctx, d->out[o].start);
+		*ret_refused = !sample(ctx, d->held[o].start);
 		return !*ret_refused;
 	}
 	for (size_t k = 0; k < runs; k++)
@@ -421,7 +422,7 @@ void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 			  tiersim_damon_sample_fn *sample, const void *ctx, uint64_t now_usec)
 {
 	size_t n = 0, o = 0, asked = SIZE_MAX, refused = 0;
-	bool sampled = true, known = d->ask_windows == d->windows;
+	bool sampled = true, known = d->ask_reads == d->reads;
 
 	for (size_t i = 0; i < d->nr;) {
 		struct tiersim_damon_region *r = &d->regions[n++];
@@ -430,10 +431,10 @@ void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 		*r = d->regions[i++];
 		/* The reported region holding its start: both lists are in
 		 * address order, and a split only cuts inside a region. */
-		while (o < d->nr_out && page_of(d, d->out[o].end) <= r->start)
+		while (o < d->nr_held && page_of(d, d->held[o].end) <= r->start)
 			o++;
-		if (o < d->nr_out && page_of(d, d->out[o].start) <= r->start)
-			out = &d->out[o];
+		if (o < d->nr_held && page_of(d, d->held[o].start) <= r->start)
+			out = &d->held[o];
 		if (out && o != asked) {
 			asked = o;
 			sampled = ask_region(d, o, sample, ctx, known, &refused);
@@ -462,6 +463,17 @@ void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 	d->nr = n;
 }
 
+void tiersim_damon_read(struct tiersim_damon *d, uint64_t now_usec)
+{
+	if (d->reads && d->read_period_usec && now_usec >= d->read_usec &&
+	    now_usec - d->read_usec < d->read_period_usec)
+		return;
+	memcpy(d->held, d->out, d->nr_out * sizeof(*d->held));
+	d->nr_held = d->nr_out;
+	d->read_usec = now_usec;
+	d->reads++;
+}
+
 int tiersim_damon_regions(struct tiersim_damon *d, const struct tiersim_space *s,
 			  const struct tierd_region **ret, size_t *ret_nr)
 {
@@ -478,19 +490,19 @@ int tiersim_damon_regions(struct tiersim_damon *d, const struct tiersim_space *s
 	*ret_nr = 0;
 	for (uint64_t p = 0; p < d->mapped_pages; p++)
 		d->owner[p] = s->pages[p].tier == d->tier;
-	r = tierd_attribute(d->out, d->nr_out, &owners, &map, 1, &d->runs, 1);
+	r = tierd_attribute(d->held, d->nr_held, &owners, &map, 1, &d->runs, 1);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < d->nr_out; i++) {
-		while (run < d->runs.nr_regions && d->runs.regions[run].end <= d->out[i].start)
+	for (size_t i = 0; i < d->nr_held; i++) {
+		while (run < d->runs.nr_regions && d->runs.regions[run].end <= d->held[i].start)
 			run++;
 		d->ask[i] = run;
 		d->ask_runs[i] = 0;
 		while (run + d->ask_runs[i] < d->runs.nr_regions &&
-		       d->runs.regions[run + d->ask_runs[i]].start < d->out[i].end)
+		       d->runs.regions[run + d->ask_runs[i]].start < d->held[i].end)
 			d->ask_runs[i]++;
 	}
-	d->ask_windows = d->windows;
+	d->ask_reads = d->reads;
 	*ret = d->runs.regions;
 	*ret_nr = d->runs.nr_regions;
 	return 0;

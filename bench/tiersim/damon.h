@@ -61,9 +61,6 @@
  * tiers' ranges never overlap, as nodes' physical ranges do not, and a
  * range is never read as a virtual one (cgroup spaces are 1 TiB apart). */
 #define TIERSIM_DAMON_TIER_STRIDE_ADDR (1ull << 36)
-/* Longest per-tier window honoured: past a minute a tier's regions would
- * report nothing for most of a run. */
-#define TIERSIM_DAMON_MAX_WINDOW_USEC (60 * 1000000ull)
 
 struct tiersim_damon_config {
 	uint64_t sample_usec;
@@ -105,9 +102,15 @@ struct tiersim_damon {
 	size_t nr_out;
 	struct tierd_region *out;
 	uint64_t windows;
-	/* What the engine gets: the runs of the tier's pages in them, and per
-	 * region the index of its first run and how many (what a strategy
-	 * knows it by), valid while ask_windows == windows. */
+	/* What the daemon last read of them (tiersim_damon_read()): a copy
+	 * of out taken once per read period, and how many reads so far. */
+	uint64_t read_period_usec, read_usec;
+	size_t nr_held;
+	struct tierd_region *held;
+	uint64_t reads;
+	/* What the engine gets: the runs of the tier's pages in the held
+	 * regions, and per held region the index of its first run and how
+	 * many (what a strategy knows it by), valid while ask_reads == reads. */
 	struct tierd_attr_out runs;
 	uint64_t *owner;                /* per page: 1 on the tier, else 0 */
 	/* The tier's pages in address order, as of the last reindex: what a
@@ -116,7 +119,7 @@ struct tiersim_damon {
 	size_t nr_on_tier;
 	uint64_t *ask;
 	size_t *ask_runs;               /* and how many runs it has */
-	uint64_t ask_windows;
+	uint64_t ask_reads;
 	/* Sampling work: page checks made (of a page on the tier), checks the
 	 * filter saved (a frozen region due for a sample), and the regions
 	 * the strategy refused, as it knows them (by runs, once per
@@ -143,11 +146,12 @@ static inline uint64_t tiersim_damon_tier_base(uint64_t space_base, size_t tier)
 	return space_base + (tier + 1) * TIERSIM_DAMON_TIER_STRIDE_ADDR;
 }
 
-/* Per-tier profiling intervals (usec, 0 = the default aggregation window):
- * the context takes its tier's, rounded down to whole default windows
- * within [aggr_usec, TIERSIM_DAMON_MAX_WINDOW_USEC], sampled at window *
- * sample / aggr (at least TIERSIM_DAMON_MIN_SAMPLE_USEC). A changed window
- * starts at the last aggregation. */
+/* Per-tier profiling periods (usec, 0 = none): as the daemon's kdamond,
+ * the context aggregates over tierd_profile_aggr_usec() of its tier's,
+ * sampled at window * sample / aggr (at least
+ * TIERSIM_DAMON_MIN_SAMPLE_USEC), and its regions are read once per period
+ * (every tiersim_damon_read() without one). A changed window starts at the
+ * last aggregation. */
 void tiersim_damon_set_intervals(struct tiersim_damon *d, const uint64_t *interval_usec);
 
 /* Re-reads which pages are on the tier (after pages moved). Each update
@@ -169,8 +173,13 @@ typedef bool tiersim_damon_sample_fn(const void *ctx, uint64_t start_addr);
 void tiersim_damon_filter(struct tiersim_damon *d, struct tiersim_space *s,
 			  tiersim_damon_sample_fn *sample, const void *ctx, uint64_t now_usec);
 
-/* The runs of the tier's pages, as they are now, inside the last complete
- * window's regions (tierd_attribute()), each with its region's figures and
+/* What the daemon reads at now_usec: the last complete window's regions,
+ * when a read period has passed since the last read (always the first
+ * time, or without a period); else the regions of that last read stay. */
+void tiersim_damon_read(struct tiersim_damon *d, uint64_t now_usec);
+
+/* The runs of the tier's pages, as they are now, inside the regions of the
+ * last read (tierd_attribute()), each with its region's figures and
  * the context's tier; reads + writes = nr_accesses, split by the dirty bit.
  * Returns 0 or -ENOMEM. */
 int tiersim_damon_regions(struct tiersim_damon *d, const struct tiersim_space *s,

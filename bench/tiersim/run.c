@@ -396,8 +396,9 @@ static void filter_regions(struct sim *s, size_t c, uint64_t now)
 }
 
 /* Every tier's runs, in tier order: disjoint and sorted, as the tiers'
- * reported spaces are. Returns 0 or -ENOMEM. */
-static int gather_regions(struct sim *s, size_t c)
+ * reported spaces are; each tier's regions as the daemon last read them.
+ * Returns 0 or -ENOMEM. */
+static int gather_regions(struct sim *s, size_t c, uint64_t now)
 {
 	struct cgroup_sim *cg = &s->cg[c];
 	size_t n = 0;
@@ -405,7 +406,10 @@ static int gather_regions(struct sim *s, size_t c)
 	for (size_t t = 0; t < s->m->nr_tiers; t++) {
 		const struct tierd_region *runs;
 		size_t nr;
-		int r = tiersim_damon_regions(&cg->damon[t], &s->m->spaces[c], &runs, &nr);
+		int r;
+
+		tiersim_damon_read(&cg->damon[t], now);
+		r = tiersim_damon_regions(&cg->damon[t], &s->m->spaces[c], &runs, &nr);
 
 		if (r < 0)
 			return r;
@@ -445,7 +449,7 @@ static int engine_tick(struct sim *s, uint64_t now)
 		struct cgroup_sim *cg = &s->cg[c];
 
 		build_obs(s, c);
-		r = gather_regions(s, c);
+		r = gather_regions(s, c, now);
 		if (r < 0)
 			return r;
 		for (size_t i = 0; i < cg->hot.nr_regions; i++) {
