@@ -75,7 +75,7 @@ const char *tierd_strategy_name(enum tierd_strategy s);
 /* The strategy of a policy that names none: the best of tierd's in
  * tiersim's `make bench`, where MigFlow has the lowest mean latency over
  * all seven workloads at both capacity ratios (geometric mean 1.19 times
- * the causal oracle; linux 1.52, mole 1.45; README.md). */
+ * the causal oracle; linux 1.52, mole 1.47; README.md). */
 #define TIERD_STRATEGY_DEFAULT TIERD_STRATEGY_MIGFLOW
 
 enum tierd_sharing {
