@@ -134,11 +134,11 @@ $(CORE_SAN_LIB): $(CORE_SRC:%.c=$(BUILD)/san/%.o)
 
 $(BUILD)/tierd: $(BUILD)/obj/controller/tierd.o $(SHELL_OBJ) $(CORE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/tierctl: $(BUILD)/obj/controller/tierctl.o $(SHELL_OBJ) $(CORE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # The simulator drives the core alone: no shell objects, no libraries but libm.
 $(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(CORE_LIB)
@@ -148,11 +148,11 @@ $(BUILD)/tiersim: $(BUILD)/obj/bench/tiersim/main.o $(SIM_OBJ) $(CORE_LIB)
 # Sanitized daemon and CLI for the integration tests.
 $(BUILD)/san/tierd: $(BUILD)/san/controller/tierd.o $(SHELL_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/san/tierctl: $(BUILD)/san/controller/tierctl.o $(SHELL_SAN_OBJ) $(CORE_SAN_LIB)
 	$(call msg,LD-SAN,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # What each test links: tiersim's test the simulator and the core library
 # alone; the strategies' tests the core and the configuration loader that

@@ -248,6 +248,29 @@ static int parse_autotiering(struct tierd_autotiering_params *s, const char *par
 	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
 }
 
+/* ---- exchange --------------------------------------------------------- */
+
+/* Below 1 a victim could be hotter than what displaces it. */
+#define EXCHANGE_GAIN_MIN_PMY TIERD_PMY_ONE
+#define EXCHANGE_GAIN_MAX 1000
+#define EXCHANGE_RESERVE_MAX_USEC (60 * TIERD_USEC_PER_SEC)
+
+static int parse_exchange(struct tierd_exchange_params *s, const char *params_json, char *err,
+			  size_t err_size)
+{
+	const struct tierd_param params[] = {
+		{ .key = "gain", .kind = TIERD_PARAM_RATIO,
+		  .expected = "a number from 1 to " XSTR(EXCHANGE_GAIN_MAX) " such as 32",
+		  .min = EXCHANGE_GAIN_MIN_PMY, .max = (uint64_t)EXCHANGE_GAIN_MAX * TIERD_PMY_ONE,
+		  .value = &s->gain_pmy },
+		{ .key = "reserve", .kind = TIERD_PARAM_DURATION,
+		  .expected = "a duration from 0s to 60s such as \"2s\"",
+		  .max = EXCHANGE_RESERVE_MAX_USEC, .value = &s->reserve_usec },
+	};
+
+	return tierd_params_parse(params_json, params, TIERD_ARRAY_SIZE(params), err, err_size);
+}
+
 /* ---- entry ------------------------------------------------------------ */
 
 int tierd_strategy_params_parse(enum tierd_strategy s, const char *params_json,
@@ -259,6 +282,9 @@ int tierd_strategy_params_parse(enum tierd_strategy s, const char *params_json,
 	if (!p)
 		return s == TIERD_STRATEGY_NONE ? -EINVAL : -ENOMEM;
 	switch (s) {
+	case TIERD_STRATEGY_EXCHANGE:
+		r = parse_exchange(&p->exchange, params_json, err, err_size);
+		break;
 	case TIERD_STRATEGY_MOLE:
 		r = parse_mole(&p->mole, params_json, err, err_size);
 		break;

@@ -90,7 +90,9 @@ enum tierd_action_kind {
 	X(TIERD_REASON_GREEDY_PROMOTION, "greedy-promotion")                   \
 	X(TIERD_REASON_STEPWISE_DEMOTION, "stepwise-demotion")                 \
 	X(TIERD_REASON_MIN_PROTECTION, "min-protection")                       \
-	X(TIERD_REASON_MIN_ROOM_DEMOTION, "min-room-demotion")
+	X(TIERD_REASON_MIN_ROOM_DEMOTION, "min-room-demotion")                 \
+	X(TIERD_REASON_EXCHANGE_PROMOTION, "exchange-promotion")               \
+	X(TIERD_REASON_RESERVE_DEMOTION, "reserve-demotion")
 
 enum tierd_reason {
 #define TIERD_X(id, name) id,

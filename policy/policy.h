@@ -56,6 +56,7 @@ struct tierd_tier_budget {
 };
 
 #define TIERD_STRATEGIES(X)                                                    \
+	X(TIERD_STRATEGY_EXCHANGE, "exchange")                                 \
 	X(TIERD_STRATEGY_MOLE, "mole")                                         \
 	X(TIERD_STRATEGY_MIGFLOW, "migflow")                                   \
 	X(TIERD_STRATEGY_HMMV, "hmmv")                                         \

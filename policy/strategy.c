@@ -5,6 +5,8 @@
 const struct tierd_strategy_ops *tierd_strategy_get(enum tierd_strategy s)
 {
 	switch (s) {
+	case TIERD_STRATEGY_EXCHANGE:
+		return &tierd_strategy_exchange;
 	case TIERD_STRATEGY_MOLE:
 		return &tierd_strategy_mole;
 	case TIERD_STRATEGY_MIGFLOW:

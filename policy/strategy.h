@@ -87,6 +87,7 @@ static inline uint64_t tierd_profile_aggr_usec(uint64_t period_usec)
 /* The ops of a strategy; NULL for TIERD_STRATEGY_NONE (observe only). */
 const struct tierd_strategy_ops *tierd_strategy_get(enum tierd_strategy s);
 
+extern const struct tierd_strategy_ops tierd_strategy_exchange;
 extern const struct tierd_strategy_ops tierd_strategy_mole;
 extern const struct tierd_strategy_ops tierd_strategy_migflow;
 extern const struct tierd_strategy_ops tierd_strategy_hmmv;

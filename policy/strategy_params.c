@@ -8,6 +8,9 @@
 static void set_defaults(struct tierd_strategy_params *p)
 {
 	switch (p->strategy) {
+	case TIERD_STRATEGY_EXCHANGE:
+		tierd_exchange_params_default(&p->exchange);
+		break;
 	case TIERD_STRATEGY_MOLE:
 		tierd_mole_params_default(&p->mole);
 		break;
@@ -51,8 +54,8 @@ int tierd_strategy_params_get(const struct tierd_strategy_params *params, enum t
 		set_defaults(&defaults);
 		params = &defaults;
 	}
-	if (params->strategy != s || size > sizeof(*params) - offsetof(struct tierd_strategy_params, mole))
+	if (params->strategy != s || size > sizeof(*params) - offsetof(struct tierd_strategy_params, exchange))
 		return -EINVAL;
-	memcpy(ret, &params->mole, size);
+	memcpy(ret, &params->exchange, size);
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "policy.h"
 #include "strategy_autotiering.h"
+#include "strategy_exchange.h"
 #include "strategy_hmmv.h"
 #include "strategy_linux.h"
 #include "strategy_migflow.h"
@@ -18,6 +19,7 @@
 struct tierd_strategy_params {
 	enum tierd_strategy strategy;
 	union {
+		struct tierd_exchange_params exchange;
 		struct tierd_mole_params mole;
 		struct tierd_migflow_params migflow;
 		struct tierd_hmmv_params hmmv;

@@ -20,7 +20,7 @@ static const char help[] =
 	"                       pool), multi-tenant-island, multi-tenant-pool, trace; or all\n"
 	"                       (default: all synthetic ones; with --trace: trace)\n"
 	"  --ratio LIST         capacity ratios, fastest tier first (default 1:1:2:2,1:1:8:8)\n"
-	"  --strategy LIST      none,linux,autotiering,mole,migflow,hmmv or all (default all)\n"
+	"  --strategy LIST      none,linux,autotiering,mole,migflow,hmmv,exchange or all (default all)\n"
 	"  --seed N             workload and sampler seed (default 1)\n"
 	"  --scale X            footprint and access-rate multiplier (default 1: 128 MiB,\n"
 	"                       200k accesses/s)\n"
@@ -68,7 +68,7 @@ static const struct option options[] = {
 
 static const enum tierd_strategy all_strategies[] = {
 	TIERD_STRATEGY_NONE, TIERD_STRATEGY_LINUX, TIERD_STRATEGY_AUTOTIERING,
-	TIERD_STRATEGY_MOLE, TIERD_STRATEGY_MIGFLOW, TIERD_STRATEGY_HMMV,
+	TIERD_STRATEGY_MOLE, TIERD_STRATEGY_MIGFLOW, TIERD_STRATEGY_HMMV, TIERD_STRATEGY_EXCHANGE,
 };
 
 static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *ret)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../../policy/strategy_autotiering.h"
+#include "../../policy/strategy_exchange.h"
 #include "../../policy/strategy_hmmv.h"
 #include "../../policy/strategy_linux.h"
 #include "../../policy/strategy_migflow.h"
@@ -53,6 +54,16 @@ void tiersim_strategy_stats(const struct tierd_engine *e, const uint64_t *ids, s
 		if (!state)
 			continue;
 		switch (which) {
+		case TIERD_STRATEGY_EXCHANGE: {
+			struct tierd_exchange_stats st;
+
+			tierd_exchange_stats(state, &st);
+			add(res, "promoted_bytes", st.promoted_bytes);
+			add(res, "demoted_bytes", st.demoted_bytes);
+			add(res, "reserve_bytes", st.reserve_bytes);
+			add(res, "refused_bytes", st.refused_bytes);
+			break;
+		}
 		case TIERD_STRATEGY_LINUX: {
 			struct tierd_baseline_stats st;
 
