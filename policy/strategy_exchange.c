@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_rate.h"
 #include "sample_history.h"
 #include "strategy.h"
 #include "strategy_exchange.h"
@@ -57,8 +58,6 @@
 #define EXCHANGE_GAIN_PMY (32u * TIERD_PMY_ONE)
 /* MigFlow's headroom (strategy_migflow.c): two seconds of allocation. */
 #define EXCHANGE_RESERVE_USEC (2 * TIERD_USEC_PER_SEC)
-/* The allocation rate is smoothed over ticks: new = old + (now - old) / 4. */
-#define EXCHANGE_ALLOC_RATE_SHIFT 2u
 /* Rates in milli-accesses per second: a page's rate over a usec interval. */
 #define EXCHANGE_MHZ_PER_PER_USEC 1e9
 /* A region seen in every sample: n taken as m less this. */
@@ -78,7 +77,7 @@ struct exchange_state {
 	struct tierd_exchange_params p;
 	struct tierd_exchange_stats stats;
 	struct tierd_sample_history history;
-	uint64_t last_usage_bytes, last_usage_usec;
+	struct tierd_alloc_rate alloc;   /* of usage, anon + file, all tiers */
 	int error;                   /* from observe, returned by plan */
 	/* per-tick buffers, kept so a tick allocates only while they grow */
 	size_t cap_cand, cap_key, cap_idx, cap_tmp, cap_vict, cap_claim;
@@ -164,31 +163,13 @@ static void exchange_free(void *state)
 	free(s);
 }
 
-/* The cgroup's growth per second since the last tick, smoothed. */
-static void update_alloc_rate(struct exchange_state *s, const struct tierd_strategy_input *in)
-{
-	uint64_t usage = in->standing->usage_bytes, *rate = &s->stats.alloc_rate, now;
-
-	if (s->last_usage_usec && in->now_usec > s->last_usage_usec) {
-		now = usage > s->last_usage_bytes
-			      ? scale(usage - s->last_usage_bytes, TIERD_USEC_PER_SEC,
-				      in->now_usec - s->last_usage_usec)
-			      : 0;
-		if (now >= *rate)
-			*rate += (now - *rate) >> EXCHANGE_ALLOC_RATE_SHIFT;
-		else
-			*rate -= (*rate - now) >> EXCHANGE_ALLOC_RATE_SHIFT;
-	}
-	s->last_usage_bytes = usage;
-	s->last_usage_usec = in->now_usec;
-}
-
 static void exchange_observe(void *state, const struct tierd_strategy_input *in)
 {
 	struct exchange_state *s = state;
 	int r;
 
-	update_alloc_rate(s, in);
+	tierd_alloc_rate_update(&s->alloc, in->standing->usage_bytes, in->now_usec);
+	s->stats.alloc_rate = s->alloc.bytes_per_sec;
 	r = tierd_sample_history_update(&s->history, in->hot);
 	if (r < 0)
 		s->error = r;

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_rate.h"
 #include "migflow_tracker.h"
 #include "sample_history.h"
 #include "strategy.h"
@@ -110,8 +111,6 @@
  * fast tier sends the hottest pages to a slow one; the kernel's kswapd
  * keeps such room at its watermarks when demotion is on, as MigFlow runs. */
 #define MIGFLOW_HEADROOM_USEC (2 * TIERD_USEC_PER_SEC)
-/* The allocation rate is smoothed over ticks: new = old + (now - old) / 4. */
-#define MIGFLOW_ALLOC_RATE_SHIFT 2u
 /* LFU order key: tier in the top byte, accesses in the next 24 bits, age
  * (inverted, so older first) in the low 32. */
 #define LFU_TIER_SHIFT 56u
@@ -161,8 +160,7 @@ struct migflow_state {
 	struct tierd_migflow_tracker tracker;
 	struct tierd_sample_history history; /* faults per sampled page */
 	uint64_t quick_bytes, promoted_bytes, lfu_bytes;
-	uint64_t last_usage_bytes, last_usage_usec;
-	uint64_t alloc_rate;             /* bytes per second, smoothed */
+	struct tierd_alloc_rate alloc;   /* of usage, anon + file, all tiers */
 	/* per-tick buffers, kept so a tick allocates only while they grow */
 	size_t cap_order, cap_keys, cap_tmp, cap_claim, cap_lfu, cap_pick;
 	size_t cap_cand, cap_cand_key, cap_cand_idx;
@@ -453,26 +451,6 @@ static void update_alpha(struct migflow_state *s, const struct tierd_strategy_in
 		s->alpha_pmy = tierd_max_u64(s->alpha_min_pmy, MIGFLOW_ALPHA_BASE * s->hit_ratio_pmy);
 }
 
-/* The cgroup's growth per second since the last tick, smoothed, from the
- * usage the engine measured (anon + file over all tiers). */
-static void update_alloc_rate(struct migflow_state *s, const struct tierd_strategy_input *in)
-{
-	uint64_t usage = in->standing->usage_bytes, now;
-
-	if (s->last_usage_usec && in->now_usec > s->last_usage_usec) {
-		now = usage > s->last_usage_bytes
-			      ? clamp_u64((unsigned __int128)(usage - s->last_usage_bytes) *
-					  TIERD_USEC_PER_SEC / (in->now_usec - s->last_usage_usec))
-			      : 0;
-		if (now >= s->alloc_rate)
-			s->alloc_rate += (now - s->alloc_rate) >> MIGFLOW_ALLOC_RATE_SHIFT;
-		else
-			s->alloc_rate -= (s->alloc_rate - now) >> MIGFLOW_ALLOC_RATE_SHIFT;
-	}
-	s->last_usage_bytes = usage;
-	s->last_usage_usec = in->now_usec;
-}
-
 /* Rolls the phase, retunes alpha and ages the tracker. A failure is kept
  * for plan to return. */
 static void migflow_observe(void *state, const struct tierd_strategy_input *in)
@@ -484,7 +462,7 @@ static void migflow_observe(void *state, const struct tierd_strategy_input *in)
 	view_init(&v, in->topo);
 	(void)phase_left(s, in->now_usec);
 	update_alpha(s, in, &v);
-	update_alloc_rate(s, in);
+	tierd_alloc_rate_update(&s->alloc, in->standing->usage_bytes, in->now_usec);
 	r = reserve_tick(s, in->hot);
 	if (r >= 0)
 		r = tierd_sample_history_update(&s->history, in->hot);
@@ -929,7 +907,7 @@ static int migflow_plan(void *state, const struct tierd_strategy_input *in,
 	r = quick_demote(s, &l, in, &v, first);
 	if (r < 0)
 		return r;
-	headroom = tierd_page_down(clamp_u64((unsigned __int128)s->alloc_rate *
+	headroom = tierd_page_down(clamp_u64((unsigned __int128)s->alloc.bytes_per_sec *
 					      MIGFLOW_HEADROOM_USEC / TIERD_USEC_PER_SEC));
 	fast = v.speed[0];
 	/* Like kswapd, before any promotion and from the whole budget: a new
@@ -964,7 +942,7 @@ void tierd_migflow_stats(const void *state, struct tierd_migflow_stats *ret)
 		.lfu_demoted_bytes = s->lfu_bytes,
 		.phase_used_bytes = s->phase_used_bytes,
 		.phase_budget_bytes = s->budget_bytes,
-		.alloc_rate_bytes = s->alloc_rate,
+		.alloc_rate_bytes = s->alloc.bytes_per_sec,
 		.hit_ratio_pmy = (uint32_t)s->hit_ratio_pmy,
 		.alpha_pmy = (uint32_t)s->alpha_pmy,
 	};
