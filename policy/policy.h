@@ -74,10 +74,10 @@ enum tierd_strategy {
 const char *tierd_strategy_name(enum tierd_strategy s);
 
 /* The strategy of a policy that names none: the best of tierd's in
- * tiersim's `make bench`, where MigFlow has the lowest mean latency over
- * all seven workloads at both capacity ratios (geometric mean 1.19 times
- * the causal oracle; linux 1.52, mole 1.47; README.md). */
-#define TIERD_STRATEGY_DEFAULT TIERD_STRATEGY_MIGFLOW
+ * tiersim's `make bench`, where exchange has the lowest mean latency over
+ * all seven workloads at both capacity ratios (geometric mean 1.10 times
+ * the causal oracle; migflow 1.16, mole 1.47, linux 1.52; README.md). */
+#define TIERD_STRATEGY_DEFAULT TIERD_STRATEGY_EXCHANGE
 
 enum tierd_sharing {
 	TIERD_SHARING_ISLAND, /* fixed share of the fast tier (HMM-V §3.4) */

@@ -96,7 +96,7 @@ static void test_defaults(void)
 
 	CHECK_EQ_INT(tierd_policy_parse("d.json", text, strlen(text), &p, &diags), 0);
 	/* A policy that names no strategy gets tierd's best. */
-	CHECK_EQ_INT(p.strategy, TIERD_STRATEGY_MIGFLOW);
+	CHECK_EQ_INT(p.strategy, TIERD_STRATEGY_EXCHANGE);
 	CHECK_EQ_INT(p.sharing, TIERD_SHARING_ISLAND);
 	CHECK_EQ_INT(p.priority, 0);
 	CHECK_EQ_INT(p.nr_tiers, 0);

@@ -206,6 +206,7 @@ static void test_ops(void)
 	CHECK_EQ_STR(ops->name, "exchange");
 	CHECK(ops->profile == NULL);
 	CHECK(tierd_strategy_get(TIERD_STRATEGY_EXCHANGE) == ops);
+	CHECK_EQ_INT(TIERD_STRATEGY_DEFAULT, TIERD_STRATEGY_EXCHANGE);
 }
 
 int main(void)
