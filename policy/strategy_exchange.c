@@ -86,7 +86,7 @@ struct exchange_state {
 	size_t *idx, *tmp, *vict;
 	uint8_t *claim;              /* per region: moved this tick */
 	struct tierd_page_set pages; /* sampled pages already candidates */
-	size_t nr_cand, nr_vict;
+	size_t nr_cand;
 	size_t vpos[TIERD_MAX_TIERS], vend[TIERD_MAX_TIERS];
 	uint64_t voff[TIERD_MAX_TIERS];
 };
@@ -169,7 +169,6 @@ static void exchange_observe(void *state, const struct tierd_strategy_input *in)
 	int r;
 
 	tierd_alloc_rate_update(&s->alloc, in->standing->usage_bytes, in->now_usec);
-	s->stats.alloc_rate = s->alloc.bytes_per_sec;
 	r = tierd_sample_history_update(&s->history, in->hot);
 	if (r < 0)
 		s->error = r;
@@ -230,14 +229,6 @@ static void order_victims(struct exchange_state *s, const struct tierd_hotness *
 			s->vend[t] = i + 1;
 		s->vpos[t] = i;
 	}
-	s->nr_vict = n;
-}
-
-/* Of `bytes` wanted from region reg, what the budget pays the span of. */
-static uint64_t region_budget_clip(const struct tierd_ledger *l, const struct tierd_region *reg,
-				   uint64_t bytes)
-{
-	return tierd_ledger_budget_clip(l, tierd_min_u64(bytes, tierd_region_share(reg, l->budget)));
 }
 
 /* The span from `a` in region reg that holds `bytes` of it, within the
@@ -276,7 +267,7 @@ static int make_room(struct exchange_state *s, struct tierd_ledger *l,
 		if (to >= l->nr_tiers)
 			break;
 		bytes = tierd_min_u64(tierd_min_u64(held, want), tierd_ledger_fits(l, to));
-		bytes = region_budget_clip(l, reg, tierd_page_down(bytes));
+		bytes = tierd_ledger_region_clip(l, reg, tierd_page_down(bytes));
 		span = bytes ? span_for(l, reg, a, bytes) : 0;
 		if (!span)
 			break;
@@ -352,8 +343,7 @@ static int promote(struct exchange_state *s, struct tierd_ledger *l,
 	int r;
 
 	for (size_t d = 0; d < c->tier; d++) {
-		uint64_t want = reg ? region_budget_clip(l, reg, c->bytes) :
-				      tierd_ledger_budget_clip(l, c->bytes);
+		uint64_t want = tierd_ledger_region_clip(l, reg, c->bytes);
 		uint64_t fits = tierd_ledger_fits(l, d), span;
 
 		if (want < TIERD_PAGE_BYTES)
@@ -364,8 +354,7 @@ static int promote(struct exchange_state *s, struct tierd_ledger *l,
 				      limit, TIERD_REASON_EXCHANGE_DEMOTION);
 			if (r < 0)
 				return r;
-			want = reg ? region_budget_clip(l, reg, c->bytes) :
-				     tierd_ledger_budget_clip(l, c->bytes);
+			want = tierd_ledger_region_clip(l, reg, c->bytes);
 			fits = tierd_ledger_fits(l, d);
 		}
 		want = tierd_page_down(tierd_min_u64(want, fits));
@@ -412,7 +401,7 @@ static int exchange_plan(void *state, const struct tierd_strategy_input *in,
 		memset(s->claim, 0, hot->nr_regions * sizeof(*s->claim));
 	order_victims(s, hot, l.nr_tiers);
 	/* Room for new pages first, from whatever is cheapest to move. */
-	reserve = tierd_page_down(scale(s->stats.alloc_rate, s->p.reserve_usec, TIERD_USEC_PER_SEC));
+	reserve = tierd_page_down(scale(s->alloc.bytes_per_sec, s->p.reserve_usec, TIERD_USEC_PER_SEC));
 	if (tierd_ledger_fits(&l, 0) < reserve) {
 		r = make_room(s, &l, hot, 0, reserve - tierd_ledger_fits(&l, 0), UINT64_MAX,
 			      TIERD_REASON_RESERVE_DEMOTION);
@@ -441,6 +430,7 @@ void tierd_exchange_stats(const void *state, struct tierd_exchange_stats *ret)
 	const struct exchange_state *s = state;
 
 	*ret = s->stats;
+	ret->alloc_rate = s->alloc.bytes_per_sec;
 }
 
 const struct tierd_strategy_ops tierd_strategy_exchange = {

@@ -40,6 +40,14 @@ uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes)
 	return tierd_page_down(tierd_min_u64(bytes, l->budget));
 }
 
+uint64_t tierd_ledger_region_clip(const struct tierd_ledger *l, const struct tierd_region *reg,
+				  uint64_t bytes)
+{
+	if (reg)
+		bytes = tierd_min_u64(bytes, tierd_region_share(reg, l->budget));
+	return tierd_ledger_budget_clip(l, bytes);
+}
+
 /* Books a move of `bytes` from one tier to another as the engine will:
  * the destination fills, the source frees, the budget pays `cost`
  * (tierd_action_cost). Never below 0, should a caller overreach. */

@@ -37,6 +37,12 @@ bool tierd_ledger_has_budget(const struct tierd_ledger *l);
 /* Bytes of a candidate that the migration budget leaves, page aligned. */
 uint64_t tierd_ledger_budget_clip(const struct tierd_ledger *l, uint64_t bytes);
 
+/* The same for `bytes` wanted from region reg, whose moves the budget pays
+ * by span (tierd_action_cost): no more than its share of a span the budget
+ * pays. reg NULL: a sampled page, paid by its bytes. */
+uint64_t tierd_ledger_region_clip(const struct tierd_ledger *l, const struct tierd_region *reg,
+				  uint64_t bytes);
+
 /* Proposes moving [start, start + bytes) from one tier to another and books
  * it: room and share taken on `to`, given back on `from`, budget spent.
  * Callers keep bytes within fits(to) and the budget. Returns 0 or -ENOMEM

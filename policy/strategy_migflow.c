@@ -490,13 +490,6 @@ static uint64_t span_holding(const struct tierd_ledger *l, const struct tierd_re
 			     tierd_page_down(l->budget));
 }
 
-/* Of `bytes` wanted from region reg, what the budget pays the span of. */
-static uint64_t region_budget_clip(const struct tierd_ledger *l, const struct tierd_region *reg,
-				   uint64_t bytes)
-{
-	return tierd_ledger_budget_clip(l, tierd_min_u64(bytes, tierd_region_share(reg, l->budget)));
-}
-
 /* The slowest tier below `from` that can take a page, or -1. */
 static int slowest_with_room(const struct view *v, const struct tierd_ledger *l, size_t from)
 {
@@ -519,7 +512,7 @@ static int demote_piece(struct migflow_state *s, struct tierd_ledger *l, const s
 	*ret_bytes = *ret_span = 0;
 	if (to < 0)
 		return 0;
-	bytes = region_budget_clip(l, reg, tierd_min_u64(tierd_min_u64(held, tierd_ledger_fits(l, (size_t)to)),
+	bytes = tierd_ledger_region_clip(l, reg, tierd_min_u64(tierd_min_u64(held, tierd_ledger_fits(l, (size_t)to)),
 						   tierd_region_share(reg, limit)));
 	if (!bytes)
 		return 0;
@@ -682,7 +675,7 @@ static int make_room(struct migflow_state *s, struct tierd_ledger *l,
 			break;
 		a = reg->start + s->lfu_off[tier];
 		held = tierd_region_share(reg, reg->end - a);
-		bytes = region_budget_clip(l, reg, tierd_min_u64(tierd_min_u64(held, want),
+		bytes = tierd_ledger_region_clip(l, reg, tierd_min_u64(tierd_min_u64(held, want),
 							    tierd_ledger_fits(l, (size_t)to)));
 		if (!bytes)
 			break;
@@ -808,7 +801,7 @@ static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 		if (!tierd_ledger_has_budget(l))
 			break;
 		held = reg ? tierd_region_share(reg, c->end - start) : c->end - start;
-		want = reg ? region_budget_clip(l, reg, held) : tierd_ledger_budget_clip(l, held);
+		want = tierd_ledger_region_clip(l, reg, held);
 		room = tierd_ledger_fits(l, to);
 		/* A slower destination saves less for the same cost. */
 		if (!pays_at(s, c->accesses, v->lat_ns[c->tier], v->lat_ns[to],
@@ -824,7 +817,7 @@ static int promote_one(struct migflow_state *s, struct tierd_ledger *l,
 				return r;
 		}
 		bytes = tierd_min_u64(want, tierd_ledger_fits(l, to));
-		bytes = reg ? region_budget_clip(l, reg, bytes) : tierd_ledger_budget_clip(l, bytes);
+		bytes = tierd_ledger_region_clip(l, reg, bytes);
 		if (!bytes)
 			continue;
 		span = reg ? span_holding(l, reg, start, c->end, bytes, held) : bytes;

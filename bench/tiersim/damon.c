@@ -330,7 +330,6 @@ static void aggregate(struct tiersim_damon *d, uint64_t now_usec)
 			.writes = r->last_writes,
 		};
 	}
-	d->windows++;
 	split_regions(d);
 }
 

@@ -101,7 +101,6 @@ struct tiersim_damon {
 	/* The last complete window's DAMON regions. */
 	size_t nr_out;
 	struct tierd_region *out;
-	uint64_t windows;
 	/* What the daemon last read of them (tiersim_damon_read()): a copy
 	 * of out taken once per read period, and how many reads so far. */
 	uint64_t read_period_usec, read_usec;
