@@ -1,14 +1,11 @@
 /* The actuator that acts on the kernel; see actuator_kernel.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "actuator_kernel.h"
 #include "clock.h"
-#include "reclaim.h"
 #include "../policy/units.h"
 #include "../policy/util.h"
 
@@ -24,8 +21,8 @@
 /* Counts, per cgroup over its tier-0 max, the ticks it got no closer.
  * A tick without a fresh DAMON reading does not count: DAMON's worker
  * is still busy (a kdamond migrating what the last plan asked, seconds for
- * hundreds of MiB), and memory.reclaim on top of it would take the tick
- * for as long (seen: 26 s, with 26 slots lost). */
+ * hundreds of MiB), and memory.reclaim on top of it would compete with the
+ * kdamond for as long (seen on the tick's thread: 26 s, 26 slots lost). */
 static int count_over(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
 {
 	struct tierd_over_count *next = NULL;
@@ -126,57 +123,100 @@ static bool demotion_ready(struct tierd_kernel_actuator *k)
 	return false;
 }
 
-static void reclaim(struct tierd_kernel_actuator *k, const struct tierd_actuation *a, size_t c,
-		    uint64_t bytes)
+/* An ended reclaim: what each cgroup gave up of tier 0, accounted and
+ * logged. */
+static void finish_reclaim(struct tierd_kernel_actuator *k, uint64_t ran_usec)
 {
-	const struct tierd_cgroup_obs *obs = a->in->cgroups[c].obs;
-	const struct tierd_topology *topo = a->in->topo;
-	struct tierd_cgroup_obs after = { 0 };
-	struct tierd_buf buf = { 0 };
-	uint64_t before_top, after_top, moved = 0, t0;
-	int fd = -1, r;
+	const struct tierd_reclaim_job *job = &k->reclaim_job;
+	size_t left = 0;
 
-	before_top = tierd_cgroup_tier_bytes(topo, obs, 0, NULL, NULL);
-	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
-	fd = openat(k->fs->root_fd, obs->path[1] ? obs->path + 1 : ".",
-		    O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-	r = fd < 0 ? -errno : tierd_memory_reclaim(fd, obs->path, bytes, k->log);
-	k->wait_usec += tierd_clock_usec(CLOCK_MONOTONIC) - t0;
-	if (fd >= 0 &&
-	    tierd_cgroupfs_read(k->fs, obs->path, topo, &after, &buf, NULL, k->log) == 0) {
-		after_top = tierd_cgroup_tier_bytes(topo, &after, 0, NULL, NULL);
-		moved = before_top > after_top ? before_top - after_top : 0;
+	for (size_t i = 0; i < job->nr; i++)
+		left += !job->items[i].ran;
+	k->reclaim_stats.jobs++;
+	k->reclaim_stats.last_usec = ran_usec;
+	if (ran_usec > k->reclaim_stats.max_usec)
+		k->reclaim_stats.max_usec = ran_usec;
+	if (job->deadline_hit) {
+		k->reclaim_stats.deadline_hits++;
+		tierd_log(k->log, TIERD_LOG_INFO,
+			  "memory.reclaim: %zu of %zu cgroups left at the deadline for a later tick",
+			  left, job->nr);
 	}
-	tierd_buf_free(&buf);
-	if (fd >= 0)
-		close(fd);
-	tierd_migration_account(k->stats, TIERD_PATH_MEMORY_RECLAIM, bytes, moved, 0,
-				topo->nr_tiers > 1 ? 1 : 0);
-	if (r < 0 && r != -EAGAIN)
-		log_cgroup(k, outcome_level(k, obs->id, TIERD_RECLAIM_FAILED, TIERD_LOG_WARNING),
-			   "reclaim-failed", obs->path, bytes,
-			   "memory.reclaim of %s failed: %s", obs->path, strerror(-r));
-	else
-		log_cgroup(k,
-			   outcome_level(k, obs->id,
-					 r == -EAGAIN || moved < bytes ? TIERD_RECLAIM_SHORT
-								       : TIERD_RECLAIM_GAVE_UP,
-					 TIERD_LOG_INFO),
-			   "reclaimed", obs->path, moved,
-			   "memory.reclaim of %s: asked %llu bytes, tier 0 gave up %llu%s", obs->path,
-			   (unsigned long long)bytes, (unsigned long long)moved,
-			   r == -EAGAIN ? " (the kernel reclaimed less than asked)" : "");
+	for (size_t i = 0; i < job->nr; i++) {
+		const struct tierd_reclaim_item *it = &job->items[i];
+
+		if (!it->ran)
+			continue;
+		tierd_migration_account(k->stats, TIERD_PATH_MEMORY_RECLAIM, it->bytes, it->moved,
+					0, job->topo.nr_tiers > 1 ? 1 : 0);
+		if (it->r < 0 && it->r != -EAGAIN)
+			log_cgroup(k,
+				   outcome_level(k, it->cgroup_id, TIERD_RECLAIM_FAILED,
+						 TIERD_LOG_WARNING),
+				   "reclaim-failed", it->path, it->bytes,
+				   "memory.reclaim of %s failed: %s", it->path, strerror(-it->r));
+		else
+			log_cgroup(k,
+				   outcome_level(k, it->cgroup_id,
+						 it->r == -EAGAIN || it->moved < it->bytes
+							 ? TIERD_RECLAIM_SHORT
+							 : TIERD_RECLAIM_GAVE_UP,
+						 TIERD_LOG_INFO),
+				   "reclaimed", it->path, it->moved,
+				   "memory.reclaim of %s: asked %llu bytes, tier 0 gave up %llu%s",
+				   it->path, (unsigned long long)it->bytes,
+				   (unsigned long long)it->moved,
+				   it->r == -EAGAIN ? " (the kernel reclaimed less than asked)" : "");
+	}
+	tierd_reclaim_job_clear(&k->reclaim_job);
+}
+
+/* Runs the job: on the worker, or at once without one. */
+static void start_reclaim(struct tierd_kernel_actuator *k)
+{
+	uint64_t t0;
+	int r;
+
+	if (k->reclaim_worker.started) {
+		r = tierd_kernel_worker_submit(&k->reclaim_worker, tierd_reclaim_job_run,
+					       &k->reclaim_job);
+		if (r == 0)
+			return;
+		tierd_log(k->log, TIERD_LOG_ERR, "memory.reclaim not started: %s", strerror(-r));
+		tierd_reclaim_job_clear(&k->reclaim_job);
+		return;
+	}
+	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
+	tierd_reclaim_job_run(&k->reclaim_job);
+	t0 = tierd_clock_usec(CLOCK_MONOTONIC) - t0;
+	k->wait_usec += t0;
+	finish_reclaim(k, t0);
 }
 
 /* Budget enforcement by memory.reclaim, where DAMOS cannot do it. */
-static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd_actuation *a)
+static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd_actuation *a,
+			     bool reaped)
 {
 	bool damon = k->damon->view.state.damon == TIERD_DAMON_RUNNING;
 
 	/* DAMON is still at the last plan (a kdamond migrating): reclaim
-	 * would take the tick as long, and do what DAMON is doing. */
+	 * would do what DAMON is doing. */
 	if (damon && !k->damon->fresh)
 		return;
+	/* A reclaim that ended during this tick may have ended after its
+	 * cgroups were read: their over-max bytes are the next tick's to
+	 * trust. */
+	if (reaped)
+		return;
+	if (tierd_kernel_worker_busy(&k->reclaim_worker)) {
+		k->reclaim_stats.busy_ticks++;
+		tierd_log(k->log, TIERD_LOG_DEBUG,
+			  "memory.reclaim: the last job still runs; this tick's reclaims wait");
+		return;
+	}
+	tierd_reclaim_job_init(&k->reclaim_job, k->fs, a->in->topo, k->log,
+			       tierd_clock_usec(CLOCK_MONOTONIC) +
+				       a->tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR);
 	for (size_t c = 0; c < a->in->nr_cgroups; c++) {
 		uint64_t planned = 0;
 
@@ -192,8 +232,13 @@ static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd
 		}
 		if (!planned || !demotion_ready(k))
 			continue;
-		reclaim(k, a, c, planned);
+		if (tierd_reclaim_job_add(&k->reclaim_job, a->in->cgroups[c].obs, planned) < 0) {
+			tierd_log(k->log, TIERD_LOG_ERR, "out of memory planning memory.reclaim");
+			break;
+		}
 	}
+	if (k->reclaim_job.nr)
+		start_reclaim(k);
 }
 
 static void apply(void *data, const struct tierd_actuation *a)
@@ -205,10 +250,17 @@ static void apply(void *data, const struct tierd_actuation *a)
 	uint64_t *ids = NULL;
 	size_t nr = 0;
 
+	uint64_t ran_usec = 0;
+	bool reaped;
+
 	k->wait_usec = 0;
 	k->damon_skipped = false;
+	k->sampled_skipped = false;
 	if (count_over(k, a) < 0)
 		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
+	reaped = tierd_kernel_worker_reap(&k->reclaim_worker, &ran_usec);
+	if (reaped)
+		finish_reclaim(k, ran_usec);
 	if (k->damon->view.state.damon == TIERD_DAMON_RUNNING) {
 		spans = calloc(TIERD_ACTUATOR_MAX_SPANS, sizeof(*spans));
 		paths = calloc(in->nr_cgroups + 1, sizeof(*paths));
@@ -243,8 +295,8 @@ static void apply(void *data, const struct tierd_actuation *a)
 		k->wait_usec += tierd_clock_usec(CLOCK_MONOTONIC) - t0;
 	}
 	if (k->bpf)
-		tierd_bpf_backend_promote(k->bpf, in, a->plan, a->tick_usec);
-	reclaim_fallback(k, a);
+		k->sampled_skipped = !tierd_bpf_backend_promote(k->bpf, in, a->plan, a->tick_usec);
+	reclaim_fallback(k, a, reaped);
 out:
 	free(ids);
 	free(paths);
@@ -256,8 +308,20 @@ const struct tierd_actuator_ops tierd_kernel_actuator_ops = {
 	.apply = apply,
 };
 
+int tierd_kernel_actuator_start(struct tierd_kernel_actuator *k)
+{
+	return tierd_kernel_worker_start(&k->reclaim_worker);
+}
+
 void tierd_kernel_actuator_free(struct tierd_kernel_actuator *k)
 {
+	uint64_t ran_usec = 0;
+
+	tierd_kernel_worker_wait(&k->reclaim_worker);
+	if (tierd_kernel_worker_reap(&k->reclaim_worker, &ran_usec))
+		finish_reclaim(k, ran_usec);
+	tierd_kernel_worker_stop(&k->reclaim_worker);
+	tierd_reclaim_job_clear(&k->reclaim_job);
 	free(k->over);
 	k->over = NULL;
 	k->nr_over = 0;

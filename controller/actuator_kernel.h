@@ -2,7 +2,9 @@
  * ranges become DAMOS schemes (damon_backend.h), its promotions of sampled
  * pages move_pages(2) calls (bpf_backend.h), and memory.reclaim enforces a
  * top-tier budget when DAMON cannot: no DAMON, or a cgroup still over its
- * tier-0 max after TIERD_RECLAIM_FALLBACK_TICKS ticks of DAMOS demotion. */
+ * tier-0 max after TIERD_RECLAIM_FALLBACK_TICKS ticks of DAMOS demotion.
+ * All three run off the tick's thread, each on its own kernel worker
+ * (memory.reclaim's: reclaim_job.h). */
 #ifndef TIERD_ACTUATOR_KERNEL_H
 #define TIERD_ACTUATOR_KERNEL_H
 
@@ -14,8 +16,10 @@
 #include "bpf_backend.h"
 #include "cgroupfs.h"
 #include "damon_async.h"
+#include "kernel_worker.h"
 #include "ksettings.h"
 #include "log.h"
+#include "reclaim_job.h"
 #include "../report/migstats.h"
 
 /* Ticks a cgroup stays over its tier-0 max without getting any closer
@@ -54,12 +58,24 @@ struct tierd_kernel_actuator {
 	const struct tierd_logger *log;
 	uint64_t wait_usec;        /* the last apply's kernel calls on the tick */
 	bool damon_skipped;        /* the last apply's DAMON schemes not committed */
+	bool sampled_skipped;      /* the last apply's sampled promotions not started */
 	size_t nr_over;
 	struct tierd_over_count *over;
+	/* memory.reclaim: without a started worker (--once, unit tests) a
+	 * job runs at once on the tick. */
+	struct tierd_kernel_worker reclaim_worker;
+	struct tierd_reclaim_job reclaim_job;
+	struct tierd_reclaim_stats reclaim_stats;
 };
 
 extern const struct tierd_actuator_ops tierd_kernel_actuator_ops;
 
+/* Starts memory.reclaim's worker; until then (or when it fails: returns
+ * -errno) reclaims run on the tick. */
+int tierd_kernel_actuator_start(struct tierd_kernel_actuator *k);
+
+/* Waits for a reclaim under way and accounts it, ends its worker, frees
+ * the over-max counts. */
 void tierd_kernel_actuator_free(struct tierd_kernel_actuator *k);
 
 #endif

@@ -408,30 +408,30 @@ void tierd_bpf_backend_reap(struct tierd_bpf_backend *b, const struct tierd_topo
 		finish_promotions(b, topo, ran_usec, stats, obs, nr);
 }
 
-void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
+bool tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
 			       const struct tierd_plan *plan, uint64_t tick_usec)
 {
 	int r;
 
 	if (b->state.mode != TIERD_BPF_RUNNING)
-		return;
+		return true;
 	/* This tick read the feedback of the batch reaped at its start. */
 	tierd_sample_promoter_consumed(&b->promoter);
 	if (tierd_kernel_worker_busy(&b->worker)) {
 		b->state.promote_busy_ticks++;
 		tierd_log(b->log, TIERD_LOG_DEBUG,
 			  "move_pages: the last batch still runs; this tick's promotions wait for its samples to come again");
-		return;
+		return false;
 	}
 	r = tierd_sample_promote_prepare(&b->promoter, in, plan, &b->job.batch);
 	if (r < 0) {
 		tierd_log(b->log, TIERD_LOG_ERR, "out of memory promoting sampled pages");
-		return;
+		return false;
 	}
 	if (!b->job.batch.nr_groups) {
 		/* Nothing to move: no call to hand over. */
 		tierd_promote_batch_free(&b->job.batch);
-		return;
+		return true;
 	}
 	b->job.deadline_usec = tierd_clock_usec(CLOCK_MONOTONIC) +
 			       tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR;
@@ -439,7 +439,9 @@ void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_e
 	if (r < 0) {
 		tierd_log(b->log, TIERD_LOG_ERR, "sampled promotions not started: %s", strerror(-r));
 		tierd_promote_batch_free(&b->job.batch);
+		return false;
 	}
+	return true;
 }
 
 void tierd_bpf_backend_feedback(const struct tierd_bpf_backend *b, uint64_t cgroup_id,

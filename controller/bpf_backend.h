@@ -89,8 +89,10 @@ bool tierd_bpf_backend_counts(const struct tierd_bpf_backend *b, uint64_t cgroup
  * deadline of tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR (a call under way
  * when it passes still ends); while the last
  * batch still runs, this tick's wait (counted: promote_busy_ticks) and the
- * retry queue keeps what it held. Never waits for the kernel. */
-void tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
+ * retry queue keeps what it held. Never waits for the kernel. Returns
+ * false when this tick's promotions were not started (the worker busy, or
+ * out of memory): the caller gives them back to the budgets. */
+bool tierd_bpf_backend_promote(struct tierd_bpf_backend *b, const struct tierd_engine_input *in,
 			       const struct tierd_plan *plan, uint64_t tick_usec);
 
 /* When the last batch has ended: accounts it (stats, the promotion counts,

@@ -455,11 +455,15 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 	a = (struct tierd_actuation){ .in = &tk->in, .plan = &tk->plan, .period_usec = period,
 				      .tick_usec = d->cfg.tick_usec };
 	d->actuator->apply(d->actuator_data, &a);
-	/* What DAMON could not take (its worker still busy) costs no budget. */
-	if (!d->opts.dry_run && d->kernel.damon_skipped)
-		for (size_t i = 0; i < tk->plan.nr_actions; i++)
-			if (!tierd_action_is_sampled(&tk->plan.actions[i]))
+	/* What a busy worker could not take (DAMON's, or the last
+	 * move_pages batch still running) costs no budget. */
+	if (!d->opts.dry_run && (d->kernel.damon_skipped || d->kernel.sampled_skipped))
+		for (size_t i = 0; i < tk->plan.nr_actions; i++) {
+			bool sampled = tierd_action_is_sampled(&tk->plan.actions[i]);
+
+			if (sampled ? d->kernel.sampled_skipped : d->kernel.damon_skipped)
 				tierd_engine_refund(d->engine, &tk->in, &tk->plan.actions[i]);
+		}
 	/* A dry run's actuator records; it calls no kernel. */
 	if (!d->opts.dry_run)
 		kernel_waited(&d->act_wait_usec, &d->act_wait_max_usec, d->kernel.wait_usec);
@@ -478,6 +482,7 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
 	rep->backend.sense_wait_max_usec = d->sense_wait_max_usec;
 	rep->backend.act_wait_usec = d->act_wait_usec;
 	rep->backend.act_wait_max_usec = d->act_wait_max_usec;
+	rep->reclaim = d->kernel.reclaim_stats;
 	rep->bpf = d->bpf.state;
 	for (size_t c = 0; c < rep->nr_cgroups; c++)
 		rep->cgroups[c].bpf_sampled = tierd_bpf_backend_counts(&d->bpf, tk->obs.obs[c].id,

@@ -158,6 +158,13 @@ void tierd_kernel_side_start(struct tierd_daemon *d)
 		.stats = &d->migrations,
 		.log = &d->log,
 	};
+	if (!d->opts.once) {
+		r = tierd_kernel_actuator_start(&d->kernel);
+		if (r < 0)
+			tierd_log(&d->log, TIERD_LOG_WARNING,
+				  "memory.reclaim runs on the tick: no thread for it: %s",
+				  strerror(-r));
+	}
 	d->actuator = &tierd_kernel_actuator_ops;
 	d->actuator_data = &d->kernel;
 }

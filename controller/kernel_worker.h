@@ -6,7 +6,8 @@
  * log (the logger keeps no state).
  *
  * Sampled promotions (move_pages(2) batches) run on one, DAMON's commits
- * and reads on another (docs/design.md, "Kernel calls and the tick"). */
+ * and reads on another, memory.reclaim on a third (docs/design.md,
+ * "Kernel calls and the tick"). */
 #ifndef TIERD_KERNEL_WORKER_H
 #define TIERD_KERNEL_WORKER_H
 

@@ -321,7 +321,7 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.");
 	emit(o, "tierd_damon_kdamond_restarts_total %llu\n", (unsigned long long)b->kdamond_restarts);
 	header(o, "tierd_tick_kernel_wait_seconds", "gauge",
-	       "How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).");
+	       "How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (handing its moves to the workers; memory.reclaim too where it has none: --once).");
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"sense\"} %.6f\n",
 	     (double)b->sense_wait_usec / TIERD_USEC_PER_SEC);
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"act\"} %.6f\n",
@@ -332,6 +332,23 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	     (double)b->sense_wait_max_usec / TIERD_USEC_PER_SEC);
 	emit(o, "tierd_tick_kernel_wait_max_seconds{step=\"act\"} %.6f\n",
 	     (double)b->act_wait_max_usec / TIERD_USEC_PER_SEC);
+}
+
+static void reclaim_metrics(struct out *o, const struct tierd_reclaim_stats *r)
+{
+	header(o, "tierd_reclaim_jobs_total", "counter",
+	       "memory.reclaim jobs run off the tick's thread and ended.");
+	emit(o, "tierd_reclaim_jobs_total %llu\n", (unsigned long long)r->jobs);
+	header(o, "tierd_reclaim_busy_ticks_total", "counter",
+	       "Ticks whose memory.reclaim waited: the last job still ran.");
+	emit(o, "tierd_reclaim_busy_ticks_total %llu\n", (unsigned long long)r->busy_ticks);
+	header(o, "tierd_reclaim_deadline_hits_total", "counter",
+	       "Jobs that left cgroups at their deadline (half the tick interval) for a later tick.");
+	emit(o, "tierd_reclaim_deadline_hits_total %llu\n", (unsigned long long)r->deadline_hits);
+	header(o, "tierd_reclaim_job_seconds", "gauge", "How long the last job ran.");
+	emit(o, "tierd_reclaim_job_seconds %.6f\n", (double)r->last_usec / TIERD_USEC_PER_SEC);
+	header(o, "tierd_reclaim_job_max_seconds", "gauge", "The longest job since start.");
+	emit(o, "tierd_reclaim_job_max_seconds %.6f\n", (double)r->max_usec / TIERD_USEC_PER_SEC);
 }
 
 enum bpf_count { BPF_FAULTS, BPF_SAMPLES, BPF_DROPS };
@@ -470,6 +487,7 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
 	migration_metrics(&o, rep);
 	backend_metrics(&o, &rep->backend);
+	reclaim_metrics(&o, &rep->reclaim);
 	bpf_metrics(&o, rep, &labels);
 	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
 	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);

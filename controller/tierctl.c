@@ -81,6 +81,16 @@ static void print_backend(FILE *f, const struct tierd_backend_state *b)
 			(double)b->act_wait_max_usec / TIERD_USEC_PER_MSEC);
 }
 
+static void print_reclaim(FILE *f, const struct tierd_reclaim_stats *r)
+{
+	if (!r->jobs && !r->busy_ticks)
+		return;
+	fprintf(f, "memory.reclaim jobs: %llu (last %.1f ms, longest %.1f ms), %llu stopped at their deadline, %llu tick%s waited for one\n",
+		(unsigned long long)r->jobs, (double)r->last_usec / TIERD_USEC_PER_MSEC,
+		(double)r->max_usec / TIERD_USEC_PER_MSEC, (unsigned long long)r->deadline_hits,
+		(unsigned long long)r->busy_ticks, plural(r->busy_ticks));
+}
+
 /* The sampler's line, then, when it runs, each sampled cgroup's counters
  * per tier, laid out as tierd_report_print's cgroup table. */
 static void print_bpf(FILE *f, const struct tierd_report *rep)
@@ -177,6 +187,7 @@ static int print_report(const struct ctl *c, const struct tierd_report *rep)
 	if (!c->json) {
 		tierd_report_print(stdout, rep);
 		print_backend(stdout, &rep->backend);
+		print_reclaim(stdout, &rep->reclaim);
 		print_bpf(stdout, rep);
 		print_migrations(stdout, rep);
 		if (rep->bpf.mode == TIERD_BPF_RUNNING)

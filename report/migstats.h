@@ -66,6 +66,14 @@ struct tierd_backend_state {
 	uint64_t act_wait_usec, act_wait_max_usec;
 };
 
+/* memory.reclaim's jobs on their worker (controller/reclaim_job.h). */
+struct tierd_reclaim_stats {
+	uint64_t jobs;             /* ended */
+	uint64_t busy_ticks;       /* ticks whose reclaims waited: a job still ran */
+	uint64_t deadline_hits;    /* jobs that left cgroups at their deadline */
+	uint64_t last_usec, max_usec; /* how long the last and the longest job ran */
+};
+
 /* Name of a path or mode, or NULL for a value out of range. */
 const char *tierd_migration_path_name(enum tierd_migration_path p);
 const char *tierd_damon_mode_name(enum tierd_damon_mode m);

@@ -38,6 +38,7 @@ struct tierd_report {
 	/* Since the daemon started; the daemon fills these after building. */
 	struct tierd_migration_stats migrations;
 	struct tierd_backend_state backend;
+	struct tierd_reclaim_stats reclaim;
 	struct tierd_bpf_state bpf;
 };
 

@@ -170,6 +170,17 @@ static void backend_write(struct tierd_jw *w, const struct tierd_backend_state *
 	tierd_jw_end_object(w);
 }
 
+static void reclaim_write(struct tierd_jw *w, const struct tierd_reclaim_stats *r)
+{
+	tierd_jw_begin_object(w, "memory_reclaim");
+	tierd_jw_u64(w, "jobs", r->jobs);
+	tierd_jw_u64(w, "busy_ticks", r->busy_ticks);
+	tierd_jw_u64(w, "deadline_hits", r->deadline_hits);
+	tierd_jw_u64(w, "last_usec", r->last_usec);
+	tierd_jw_u64(w, "max_usec", r->max_usec);
+	tierd_jw_end_object(w);
+}
+
 /* Promotions are indexed by the tier they were sent to. */
 static void bpf_write(struct tierd_jw *w, const struct tierd_bpf_state *b, size_t nr_tiers)
 {
@@ -261,6 +272,7 @@ int tierd_report_to_json(const struct tierd_report *rep, bool pretty, char **ret
 	tierd_jw_end_array(&w);
 	migrations_write(&w, &rep->migrations, rep->topo.nr_tiers);
 	backend_write(&w, &rep->backend);
+	reclaim_write(&w, &rep->reclaim);
 	bpf_write(&w, &rep->bpf, rep->topo.nr_tiers);
 	tierd_jw_end_object(&w);
 	return finish(&w, pretty, ret_text);
@@ -596,6 +608,17 @@ out:
 	rd->where = "";
 }
 
+static void read_reclaim(struct reader *rd, json_object *o, struct tierd_reclaim_stats *r)
+{
+	rd->where = "memory_reclaim.";
+	r->jobs = get_u64(rd, o, "jobs");
+	r->busy_ticks = get_u64(rd, o, "busy_ticks");
+	r->deadline_hits = get_u64(rd, o, "deadline_hits");
+	r->last_usec = get_u64(rd, o, "last_usec");
+	r->max_usec = get_u64(rd, o, "max_usec");
+	rd->where = "";
+}
+
 static void read_backend(struct reader *rd, json_object *o, struct tierd_backend_state *b)
 {
 	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
@@ -671,7 +694,7 @@ int tierd_report_from_json(const char *text, size_t len, struct tierd_report *ou
 {
 	struct reader rd = { .err = err, .err_size = err_size, .where = "" };
 	struct tierd_report rep = { 0 };
-	json_object *root, *cgroups, *plan, *topo, *migrations, *backend, *bpf;
+	json_object *root, *cgroups, *plan, *topo, *migrations, *backend, *reclaim, *bpf;
 	struct json_tokener *tok;
 	enum json_tokener_error jerr;
 	size_t off;
@@ -712,11 +735,14 @@ int tierd_report_from_json(const char *text, size_t len, struct tierd_report *ou
 	/* Absent from state files of earlier releases: zeros, DAMON and BPF "off". */
 	migrations = get_opt(&rd, root, "migrations", json_type_object);
 	backend = get_opt(&rd, root, "backend", json_type_object);
+	reclaim = get_opt(&rd, root, "memory_reclaim", json_type_object);
 	bpf = get_opt(&rd, root, "bpf", json_type_object);
 	if (migrations)
 		read_migrations(&rd, migrations, rep.topo.nr_tiers, &rep.migrations);
 	if (backend)
 		read_backend(&rd, backend, &rep.backend);
+	if (reclaim)
+		read_reclaim(&rd, reclaim, &rep.reclaim);
 	if (bpf)
 		read_bpf(&rd, bpf, rep.topo.nr_tiers, &rep.bpf);
 	if (rd.failed)

@@ -9,10 +9,12 @@
  * The DAMON backend is built by hand without kdamonds: apply plans its
  * spec but has no kdamond to commit to. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../controller/actuator_kernel.h"
@@ -44,6 +46,9 @@ TIERD_TEST_MAIN_COUNTS;
 /* The fixture's nodes 0-3, 1 GiB of memory blocks each; node 3's start
  * after the hole at 3 GiB (memory32). */
 #define NODE3_START (4 * GIB)
+/* The daemon's default tick: a job's deadline is half of it, far more
+ * than the fixture's plain-file writes take. */
+#define RIG_TICK_USEC 1000000
 
 static char root[TMPTREE_DIR_MAX];
 
@@ -161,7 +166,7 @@ static struct rig *rig_new(enum tierd_damon_mode mode)
 				       .actions = r->actions };
 	default_plan(r);
 	r->act = (struct tierd_actuation){ .in = &r->in, .plan = &r->plan,
-					   .period_usec = r->period };
+					   .period_usec = r->period, .tick_usec = RIG_TICK_USEC };
 	return r;
 }
 
@@ -348,6 +353,126 @@ static void test_reclaim_fallback_ticks(void)
 	apply(r);
 	CHECK_EQ_STR(reclaim_file(DB), "268435456");
 	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	rig_free(r);
+}
+
+/* A job's deadline passed: the cgroups after the first wait for a later
+ * tick's plan (here a tick of 0 s: the deadline is when it starts). */
+static void test_reclaim_deadline(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
+
+	r->act.tick_usec = 0;
+	apply(r);
+	CHECK_EQ_STR(reclaim_file(DB), "268435456");
+	CHECK_EQ_STR(reclaim_file(NGINX), "");
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].calls, 1);
+	CHECK_EQ_U64(r->stats.path[TIERD_PATH_MEMORY_RECLAIM].tried_bytes, DB_OVER);
+	CHECK_EQ_U64(r->k.reclaim_stats.jobs, 1);
+	CHECK_EQ_U64(r->k.reclaim_stats.deadline_hits, 1);
+	rig_free(r);
+}
+
+/* What a FIFO in place of db's memory.reclaim got: the write of a job
+ * blocked in it until now. */
+static void read_fifo(const char *path, char *out, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		abort();
+	while (n + 1 < size && (got = read(fd, out + n, size - 1 - n)) > 0)
+		n += (size_t)got;
+	out[n] = '\0';
+	close(fd);
+}
+
+/* On its worker, memory.reclaim leaves the tick: a job blocked in the
+ * kernel (a FIFO here) holds no tick; ticks meanwhile reclaim nothing
+ * more (counted); the job's outcome is accounted by the first tick after
+ * it ended, which starts no reclaim of its own (its cgroups were read
+ * before the job may have ended); at the end it is accounted too. */
+static void test_reclaim_on_worker(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
+	const struct tierd_path_stats *ps = &r->stats.path[TIERD_PATH_MEMORY_RECLAIM];
+	char fifo[TIERD_FILE_PATH_MAX], got[64];
+
+	snprintf(fifo, sizeof(fifo), "%s" MACHINE CGROUP_FS DB "/memory.reclaim", root);
+	if (unlink(fifo) < 0 || mkfifo(fifo, 0600) < 0)
+		abort();
+	CHECK_EQ_INT(tierd_kernel_actuator_start(&r->k), 0);
+	apply(r);
+	CHECK(tierd_kernel_worker_busy(&r->k.reclaim_worker));
+	CHECK_EQ_U64(r->k.wait_usec, 0);
+	apply(r);
+	CHECK_EQ_U64(r->k.reclaim_stats.busy_ticks, 1);
+	CHECK_EQ_U64(ps->calls, 0);
+	read_fifo(fifo, got, sizeof(got));
+	CHECK_EQ_STR(got, "268435456");
+	tierd_kernel_worker_wait(&r->k.reclaim_worker);
+	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	CHECK_EQ_U64(ps->calls, 0);
+
+	tmptree_put(root, MACHINE CGROUP_FS NGINX "/memory.reclaim", "");
+	apply(r);
+	CHECK_EQ_U64(r->k.reclaim_stats.jobs, 1);
+	CHECK_EQ_U64(ps->calls, 2);
+	CHECK_EQ_U64(ps->tried_bytes, 276824064);
+	CHECK(!tierd_kernel_worker_busy(&r->k.reclaim_worker));
+	CHECK_EQ_STR(reclaim_file(NGINX), "");
+
+	apply(r);
+	CHECK(tierd_kernel_worker_busy(&r->k.reclaim_worker));
+	read_fifo(fifo, got, sizeof(got));
+	CHECK_EQ_STR(got, "268435456");
+	tierd_kernel_actuator_free(&r->k);
+	CHECK_EQ_U64(r->k.reclaim_stats.jobs, 2);
+	CHECK_EQ_U64(ps->calls, 4);
+	CHECK_EQ_STR(reclaim_file(NGINX), "8388608");
+	CHECK_EQ_U64(r->k.reclaim_stats.busy_ticks, 1);
+	rig_free(r);
+}
+
+static void block_on_pipe(void *arg)
+{
+	char c;
+
+	if (read(*(int *)arg, &c, 1) < 0)
+		abort();
+}
+
+/* Sampled promotions a busy move_pages worker could not take are said
+ * not started, so that the daemon gives them back to the budgets; an
+ * idle worker with nothing to move starts nothing and skips nothing. */
+static void test_sampled_skipped(void)
+{
+	struct rig *r = rig_new(TIERD_DAMON_ABSENT);
+	struct tierd_bpf_backend *bpf = calloc(1, sizeof(*bpf));
+	int pipefd[2];
+
+	if (!bpf || pipe(pipefd) < 0)
+		abort();
+	bpf->state.mode = TIERD_BPF_RUNNING;
+	bpf->log = &r->log;
+	r->k.bpf = bpf;
+	CHECK_EQ_INT(tierd_kernel_worker_start(&bpf->worker), 0);
+	CHECK_EQ_INT(tierd_kernel_worker_submit(&bpf->worker, block_on_pipe, &pipefd[0]), 0);
+	apply(r);
+	CHECK(r->k.sampled_skipped);
+	CHECK_EQ_U64(bpf->state.promote_busy_ticks, 1);
+	CHECK_EQ_INT(write(pipefd[1], "x", 1), 1);
+	tierd_kernel_worker_wait(&bpf->worker);
+	CHECK(tierd_kernel_worker_reap(&bpf->worker, NULL));
+	apply(r);
+	CHECK(!r->k.sampled_skipped);
+	CHECK(!tierd_kernel_worker_busy(&bpf->worker));
+	tierd_kernel_worker_stop(&bpf->worker);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	free(bpf);
 	rig_free(r);
 }
 
@@ -659,6 +784,9 @@ int main(void)
 	test_reclaim_without_damon();
 	test_reclaim_demotion_not_managed();
 	test_reclaim_fallback_ticks();
+	test_reclaim_deadline();
+	test_reclaim_on_worker();
+	test_sampled_skipped();
 	test_damos_from_plan();
 	test_hotness_build();
 	test_hotness_refresh();

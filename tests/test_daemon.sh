@@ -522,6 +522,14 @@ pid=$!
 wait_for "$T/degr.prom" 'tierd_migration_requests_total{path="memory_reclaim"} 3' && ok ||
 	no "degraded tierd asks memory.reclaim three times"
 expect_grep "$T/degr.prom" 'tierd_tick_kernel_wait_max_seconds{step="act"} '
+# memory.reclaim runs on its worker: one job a request (db alone is over),
+# the two counted in the same metrics file.
+cp "$T/degr.prom" "$T/degr1.prom"
+expect_eq "$(metric "$T/degr1.prom" tierd_reclaim_jobs_total)" \
+	"$(grep -F 'tierd_migration_requests_total{path="memory_reclaim"}' "$T/degr1.prom" | awk '{print $NF}')" \
+	"one memory.reclaim job a request"
+$TIERCTL status --state-file "$T/degr.json" >"$T/degrstatus"
+expect_grep "$T/degrstatus" 'memory.reclaim jobs: '
 kill -TERM $pid
 wait $pid
 expect_eq "$?" 0 "degraded tierd exits 0"

@@ -102,6 +102,8 @@ static void test_json_round_trip(void)
 						    .act_wait_max_usec = 41000 };
 	snprintf(rep.backend.damon_why, sizeof(rep.backend.damon_why),
 		 "kdamond \"0\" runs someone else's contexts");
+	rep.reclaim = (struct tierd_reclaim_stats){ .jobs = 9, .busy_ticks = 4, .deadline_hits = 1,
+						    .last_usec = 570000, .max_usec = 834000 };
 	CHECK_EQ_INT(tierd_report_to_json(&rep, false, &text), 0);
 	CHECK(text && strstr(text, "\"migrations\":{\"paths\":{"
 				   "\"damos_migrate_cold\":{\"tried_bytes\":536870912,\"succeeded_bytes\":524288000,\"failed_bytes\":12582912,\"calls\":3},"
@@ -110,7 +112,8 @@ static void test_json_round_trip(void)
 				   "\"move_pages\":{\"tried_bytes\":9223372036854775813,\"succeeded_bytes\":8192,\"failed_bytes\":11,\"calls\":2}},"
 				   "\"matrix\":[[0,1073741824,0,524288000],[0,0,0,0],[0,9223372036854775809,0,0],[4096,0,0,0]]},"
 				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7,"
-				   "\"tick_kernel_wait\":{\"sense_usec\":12000,\"sense_max_usec\":80500,\"act_usec\":3000,\"act_max_usec\":41000}},\"bpf\":{"));
+				   "\"tick_kernel_wait\":{\"sense_usec\":12000,\"sense_max_usec\":80500,\"act_usec\":3000,\"act_max_usec\":41000}},"
+				   "\"memory_reclaim\":{\"jobs\":9,\"busy_ticks\":4,\"deadline_hits\":1,\"last_usec\":570000,\"max_usec\":834000},\"bpf\":{"));
 	CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
 	CHECK_EQ_STR(err, "");
 	CHECK(memcmp(&back.migrations, &rep.migrations, sizeof(rep.migrations)) == 0);
@@ -125,6 +128,7 @@ static void test_json_round_trip(void)
 	CHECK_EQ_U64(back.backend.sense_wait_max_usec, 80500);
 	CHECK_EQ_U64(back.backend.act_wait_usec, 3000);
 	CHECK_EQ_U64(back.backend.act_wait_max_usec, 41000);
+	CHECK(memcmp(&back.reclaim, &rep.reclaim, sizeof(rep.reclaim)) == 0);
 	tierd_report_free(&back);
 	free(text);
 
@@ -536,7 +540,7 @@ static void test_metrics(void)
 		"# HELP tierd_damon_kdamond_restarts_total Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.\n"
 		"# TYPE tierd_damon_kdamond_restarts_total counter\n"
 		"tierd_damon_kdamond_restarts_total 1\n"
-		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (handing its moves to the workers; memory.reclaim too where it has none: --once).\n"
 		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
 		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000250\n"
 		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000040\n"
@@ -600,10 +604,12 @@ static void test_bpf_metrics(void)
 	rep.bpf.promote_last_usec = 1500;
 	in.tick_overruns_total = 3;
 	rep.bpf.promote_max_usec = 612345;
+	rep.reclaim = (struct tierd_reclaim_stats){ .jobs = 9, .busy_ticks = 4, .deadline_hits = 1,
+						    .last_usec = 570000, .max_usec = 834000 };
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
 	CHECK(text && strstr(text,
 		"\ntierd_damon_kdamond_restarts_total 0\n"
-		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (memory.reclaim).\n"
+		"# HELP tierd_tick_kernel_wait_seconds How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (handing its moves to the workers; memory.reclaim too where it has none: --once).\n"
 		"# TYPE tierd_tick_kernel_wait_seconds gauge\n"
 		"tierd_tick_kernel_wait_seconds{step=\"sense\"} 0.000000\n"
 		"tierd_tick_kernel_wait_seconds{step=\"act\"} 0.000000\n"
@@ -611,6 +617,21 @@ static void test_bpf_metrics(void)
 		"# TYPE tierd_tick_kernel_wait_max_seconds gauge\n"
 		"tierd_tick_kernel_wait_max_seconds{step=\"sense\"} 0.000000\n"
 		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.000000\n"
+		"# HELP tierd_reclaim_jobs_total memory.reclaim jobs run off the tick's thread and ended.\n"
+		"# TYPE tierd_reclaim_jobs_total counter\n"
+		"tierd_reclaim_jobs_total 9\n"
+		"# HELP tierd_reclaim_busy_ticks_total Ticks whose memory.reclaim waited: the last job still ran.\n"
+		"# TYPE tierd_reclaim_busy_ticks_total counter\n"
+		"tierd_reclaim_busy_ticks_total 4\n"
+		"# HELP tierd_reclaim_deadline_hits_total Jobs that left cgroups at their deadline (half the tick interval) for a later tick.\n"
+		"# TYPE tierd_reclaim_deadline_hits_total counter\n"
+		"tierd_reclaim_deadline_hits_total 1\n"
+		"# HELP tierd_reclaim_job_seconds How long the last job ran.\n"
+		"# TYPE tierd_reclaim_job_seconds gauge\n"
+		"tierd_reclaim_job_seconds 0.570000\n"
+		"# HELP tierd_reclaim_job_max_seconds The longest job since start.\n"
+		"# TYPE tierd_reclaim_job_max_seconds gauge\n"
+		"tierd_reclaim_job_max_seconds 0.834000\n"
 		"# HELP tierd_bpf_mode 1 for the mode the BPF hint-fault sampler is in (off, unavailable, running).\n"
 		"# TYPE tierd_bpf_mode gauge\n"
 		"tierd_bpf_mode{mode=\"off\"} 0\n"

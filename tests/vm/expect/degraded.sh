@@ -16,6 +16,10 @@ damon_stat)
 	expect_eq "$(res foreign_kdamond)" "1 on same-pid" "degraded: the foreign kdamond untouched" ;;
 esac
 expect_range "$(res reclaim_requests)" 1 60 "degraded: memory.reclaim requests"
+# One job a tick at most, each with the one cgroup over its max: as many
+# jobs as requests.
+expect_eq "$(res reclaim_jobs_requests | awk '{ print ($1 == $2 && $1 > 0) ? "same" : $0 }')" same \
+	"degraded: memory.reclaim ran as jobs off the tick, one a request"
 expect_range "$(res reclaim_moved_mib)" 150 330 "degraded: MiB memory.reclaim took off tier 0"
 expect_eq "$(res numa_balancing_running) $(res demotion_running)" "0 true" "degraded: settings tierd changed while it runs"
 expect_eq "$(res numa_balancing_after) $(res demotion_after)" "1 false" "degraded: both restored on exit"

@@ -38,5 +38,8 @@ echo "RESULT tierd_demoted_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_
 # the slots a tick ran past.
 echo "RESULT tierd_kernel_wait_max_ms $(metric 'tierd_tick_kernel_wait_max_seconds{step="sense"}' | awk '{ print int($1 * 1000) }') $(metric 'tierd_tick_kernel_wait_max_seconds{step="act"}' | awk '{ print int($1 * 1000) }')"
 echo "RESULT tierd_ticks $(metric tierd_ticks_total) $(metric tierd_tick_overruns_total)"
+# memory.reclaim's jobs on their thread: how many, the longest in ms, and
+# the ticks that found one still running.
+echo "RESULT tierd_reclaim_jobs $(metric tierd_reclaim_jobs_total) $(metric tierd_reclaim_job_max_seconds | awk '{ print int($1 * 1000) }') $(metric tierd_reclaim_busy_ticks_total)"
 unfill tierd
 sed 's/^/TIERD /' /tmp/tierd.log | head -n 30

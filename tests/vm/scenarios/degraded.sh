@@ -44,6 +44,10 @@ echo "RESULT numa_balancing_running $(cat /proc/sys/kernel/numa_balancing)"
 echo "RESULT demotion_running $(cat /sys/kernel/mm/numa/demotion_enabled)"
 echo "RESULT damon_degraded $(metric 'tierd_damon_mode{mode="degraded"}')"
 echo "RESULT reclaim_requests $(metric 'tierd_migration_requests_total{path="memory_reclaim"}')"
+# Jobs and requests from one writing of the metrics.
+grep -v '^#' "$(prom)" | awk '$1 == "tierd_reclaim_jobs_total" { j = $2 }
+	$1 == "tierd_migration_requests_total{path=\"memory_reclaim\"}" { r = $2 }
+	END { print "RESULT reclaim_jobs_requests " j " " r }'
 echo "RESULT reclaim_moved_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="memory_reclaim"}')")"
 grep -q 'DAMON not used: .*\(nr_kdamonds is 1: DAMON is in use by someone else\|DAMON_STAT is enabled\)' /tmp/tierd.log &&
 	echo "RESULT degraded_logged yes" || echo "RESULT degraded_logged no"
