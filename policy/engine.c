@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget_bucket.h"
 #include "engine.h"
 #include "pool_need.h"
 #include "strategy.h"
@@ -12,7 +13,7 @@
 #include "util.h"
 
 /* A cgroup missing from a few ticks (a file it could not read, a slow
- * listing) keeps its strategy state and budget period; one gone longer is
+ * listing) keeps its strategy state and budget bucket; one gone longer is
  * forgotten. */
 #define ENGINE_STATE_GRACE_TICKS 10
 /* The mins' reserve is at most 1/2 of the global budget left (our choice:
@@ -37,8 +38,7 @@ struct cgroup_state {
 	const struct tierd_strategy_ops *ops;
 	void *state;
 	int error;                       /* init failure, -errno */
-	uint64_t period_start_usec;      /* its migration budget period */
-	uint64_t period_used_bytes;
+	struct tierd_budget_bucket budget; /* its policy's migration budget */
 	bool seen;
 	unsigned missed;                 /* ticks in a row it was not planned for */
 	struct tierd_pool_need need;     /* pool mode: its last readings */
@@ -47,9 +47,7 @@ struct cgroup_state {
 struct tierd_engine {
 	size_t nr, cap;
 	struct cgroup_state *cgroups;    /* sorted by id */
-	bool started;
-	uint64_t period_start_usec;      /* the global budget period */
-	uint64_t period_used_bytes;
+	struct tierd_budget_bucket budget; /* the global migration budget */
 };
 
 /* Per-tick bookkeeping while the plan is built. */
@@ -314,7 +312,7 @@ static int demote_staged(struct tick *tk, size_t c, size_t t, uint64_t *left,
 }
 
 /* The global budget the mins' shortfalls may need: budget enforcement
- * leaves it, so one cgroup far over its max cannot spend a whole period
+ * leaves it, so one cgroup far over its max cannot empty the budget
  * while another waits below its min. Only shortfalls the mins can act on
  * (a cgroup with hotness, a tier with slower ones, within its own budget),
  * and never more than half: enforcement always moves. */
@@ -553,18 +551,6 @@ static int get_state(struct tierd_engine *e, uint64_t id, const struct tierd_pol
 	return 0;
 }
 
-/* Bytes left in a budget period that started at *start; starts a new one
- * when the period has passed. */
-static uint64_t period_left(const struct tierd_migration_budget *b, uint64_t now,
-			    uint64_t *start, uint64_t *used)
-{
-	if (now - *start >= b->period_usec || now < *start) {
-		*start = now;
-		*used = 0;
-	}
-	return b->bytes > *used ? b->bytes - *used : 0;
-}
-
 /* The cgroups' indexes by policy priority, highest first, stable within
  * one priority; NULL when out of memory. */
 static size_t *priority_order(const struct tierd_engine_input *in)
@@ -775,13 +761,13 @@ void tierd_engine_refund(struct tierd_engine *e, const struct tierd_engine_input
 			 const struct tierd_action *a)
 {
 	uint64_t cost = tierd_action_cost(a);
-	struct cgroup_state *s = a->cgroup < in->nr_cgroups
-					 ? find_state(e, in->cgroups[a->cgroup].obs->id)
-					 : NULL;
+	const struct tierd_engine_cgroup *cg = a->cgroup < in->nr_cgroups ? &in->cgroups[a->cgroup]
+									   : NULL;
+	struct cgroup_state *s = cg ? find_state(e, cg->obs->id) : NULL;
 
-	e->period_used_bytes -= tierd_min_u64(cost, e->period_used_bytes);
-	if (s)
-		s->period_used_bytes -= tierd_min_u64(cost, s->period_used_bytes);
+	tierd_budget_bucket_refund(&e->budget, &in->global_budget, cost);
+	if (s && cg->policy->has_migration_budget)
+		tierd_budget_bucket_refund(&s->budget, &cg->policy->migration_budget, cost);
 }
 
 /* Spends what was planned and forgets cgroups gone for a while. */
@@ -790,12 +776,12 @@ static void settle(struct tierd_engine *e, const struct tierd_engine_input *in,
 {
 	size_t kept = 0;
 
-	e->period_used_bytes += plan->charged_bytes;
+	tierd_budget_bucket_spend(&e->budget, plan->charged_bytes);
 	for (size_t i = 0; i < plan->nr_actions; i++) {
 		struct cgroup_state *s = find_state(e, in->cgroups[plan->actions[i].cgroup].obs->id);
 
 		if (s)
-			s->period_used_bytes += tierd_action_cost(&plan->actions[i]);
+			tierd_budget_bucket_spend(&s->budget, tierd_action_cost(&plan->actions[i]));
 	}
 	for (size_t i = 0; i < e->nr; i++) {
 		struct cgroup_state *s = &e->cgroups[i];
@@ -830,12 +816,7 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 		r = -ENOMEM;
 		goto fail;
 	}
-	if (!e->started) {
-		e->started = true;
-		e->period_start_usec = in->now_usec;
-	}
-	tk.global_left = period_left(&in->global_budget, in->now_usec, &e->period_start_usec,
-				     &e->period_used_bytes);
+	tk.global_left = tierd_budget_bucket_left(&e->budget, &in->global_budget, in->now_usec);
 	for (size_t t = 0; t < topo->nr_tiers; t++)
 		tk.room[t] = topo->tiers[t].free_bytes;
 	for (size_t c = 0; c < in->nr_cgroups; c++) {
@@ -852,11 +833,10 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 		r = get_state(e, cg->obs->id, cg->policy, &s);
 		if (r < 0)
 			goto fail;
-		if (!s->period_start_usec)
-			s->period_start_usec = in->now_usec;
 		tk.cgroup_left[c] = cg->policy->has_migration_budget
-					    ? period_left(&cg->policy->migration_budget, in->now_usec,
-							  &s->period_start_usec, &s->period_used_bytes)
+					    ? tierd_budget_bucket_left(&s->budget,
+								       &cg->policy->migration_budget,
+								       in->now_usec)
 					    : UINT64_MAX;
 	}
 	r = pool_shares(e, in, &plan);

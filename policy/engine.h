@@ -4,7 +4,7 @@
  * plan of actions, each with the rule that produced it. No I/O, no clock
  * reads, no globals: the daemon and the simulator (bench/) drive the same
  * function. Everything remembered between ticks (strategy state, migration
- * budget periods) lives in the explicit struct tierd_engine.
+ * budget buckets) lives in the explicit struct tierd_engine.
  *
  * Order of a tick: budgets first (a cgroup over a tier's max is demoted
  * before anything else, whatever its strategy), then the mins (a cgroup

@@ -15,6 +15,7 @@
 #include "../controller/cgroup_watch.h"
 #include "../controller/cgroupfs.h"
 #include "../controller/metrics.h"
+#include "../policy/budget_bucket.h"
 #include "../policy/cold_spans.h"
 #include "../policy/engine.h"
 #include "../policy/strategy_params.h"
@@ -200,6 +201,49 @@ static struct tierd_engine_input engine_input(const struct tierd_topology *topo,
 	};
 }
 
+/* The bucket alone: full at first, refilled in proportion to the time
+ * passed, never over its bytes (a reload that lowered them cuts it), no
+ * refill when the clock goes back, a refund capped too. */
+static void test_budget_bucket(void)
+{
+	struct tierd_migration_budget b = { .bytes = 100 * MIB, .period_usec = 10 * TIERD_USEC_PER_SEC };
+	struct tierd_budget_bucket k = { 0 };
+
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000), 100 * MIB);
+	tierd_budget_bucket_spend(&k, 80 * MIB);
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000), 20 * MIB);
+	/* 2.5 s: a quarter of 100M. */
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000 + 2500000), 45 * MIB);
+	/* The clock went back a second: nothing refilled, nothing lost. */
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000 + 1500000), 45 * MIB);
+	/* From there, 1 s is 10M. */
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000 + 2500000), 55 * MIB);
+	tierd_budget_bucket_spend(&k, 200 * MIB);
+	CHECK_EQ_U64(k.tokens, 0);
+	tierd_budget_bucket_refund(&k, &b, 30 * MIB);
+	CHECK_EQ_U64(k.tokens, 30 * MIB);
+	tierd_budget_bucket_refund(&k, &b, 90 * MIB);
+	CHECK_EQ_U64(k.tokens, 100 * MIB);
+	/* Reloaded at 40M: cut down at once, refilled at 4M a second. */
+	b.bytes = 40 * MIB;
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000 + 2500000), 40 * MIB);
+	tierd_budget_bucket_spend(&k, 40 * MIB);
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, 5000 + 3500000), 4 * MIB);
+	/* A whole period or more: full, however long. */
+	CHECK_EQ_U64(tierd_budget_bucket_left(&k, &b, UINT64_MAX), 40 * MIB);
+}
+
+/* Bytes the plan moves for cgroup c. */
+static uint64_t cgroup_bytes(const struct tierd_plan *plan, size_t c)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < plan->nr_actions; i++)
+		if (plan->actions[i].cgroup == c)
+			sum += plan->actions[i].bytes;
+	return sum;
+}
+
 static void test_engine(void)
 {
 	const uint64_t free_bytes[4] = { 0, 512 * MIB, 512 * MIB, 100 * MIB };
@@ -270,35 +314,39 @@ static void test_engine(void)
 	CHECK_EQ_U64(plan.planned_bytes, 160 * MIB);
 	tierd_plan_free(&plan);
 
-	/* Half a second later, b's 1 s period is spent: only a moves. */
+	/* Budgets are token buckets: half a second later b's has refilled
+	 * by half of its 64M a second, 32M, which go to tier 2 after 4M to
+	 * tier 3. */
 	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC / 2, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	CHECK_EQ_INT(plan.nr_actions, 1);
-	CHECK_EQ_INT(plan.actions[0].cgroup, 0);
+	CHECK_EQ_INT(plan.nr_actions, 3);
+	CHECK_EQ_U64(cgroup_bytes(&plan, 1), 32 * MIB);
+	CHECK_EQ_U64(plan.planned_bytes, 128 * MIB);
 	tierd_plan_free(&plan);
-	/* A new period for b; the global period (10 s) has 1G - 240M left. */
+	/* Another half second, another 32M; the global bucket (1G per 10 s)
+	 * is nowhere near empty. */
 	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 3);
-	CHECK_EQ_U64(plan.planned_bytes, 160 * MIB);
+	CHECK_EQ_U64(cgroup_bytes(&plan, 1), 32 * MIB);
 	tierd_plan_free(&plan);
 
-	/* A cgroup missing from a tick keeps its budget period: b spent its
-	 * 64M of this second at t = 1 s, is absent at 1.2 s, and at 1.4 s still
-	 * has nothing left. */
+	/* A cgroup missing from a tick keeps its bucket: b emptied it at
+	 * t = 1 s, is absent at 1.2 s, and at 1.4 s has what 0.4 s refilled
+	 * (64M * 0.4, in whole pages), not a full bucket. */
 	in = engine_input(&topo, cg, 1, 1000 + TIERD_USEC_PER_SEC + TIERD_USEC_PER_SEC / 5, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 1000 + TIERD_USEC_PER_SEC + 2 * TIERD_USEC_PER_SEC / 5,
 			  1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	for (size_t i = 0; i < plan.nr_actions; i++)
-		CHECK(plan.actions[i].cgroup != 1);
+	CHECK_EQ_U64(cgroup_bytes(&plan, 1), 4 * MIB + 22646784);
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
-	/* The global budget caps the whole plan, over its period. c's 28M
-	 * below its min reserve nothing: without hotness no min can act. */
+	/* The global budget caps the whole plan: 50M per 10 s, spent in the
+	 * first tick; a millisecond later it has refilled 5,242 bytes, one
+	 * page's worth. */
 	CHECK_EQ_INT(tierd_engine_new(&e), 0);
 	in = engine_input(&topo, cg, 3, 1000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
@@ -308,8 +356,14 @@ static void test_engine(void)
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 2000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	CHECK_EQ_INT(plan.nr_actions, 0);
+	CHECK_EQ_INT(plan.nr_actions, 1);
+	CHECK_EQ_U64(plan.planned_bytes, TIERD_PAGE_BYTES);
 	CHECK_EQ_INT(plan.nr_over_budget, 2);
+	tierd_plan_free(&plan);
+	/* A whole period later it is full again, and no fuller. */
+	in = engine_input(&topo, cg, 3, 2000 + 20 * TIERD_USEC_PER_SEC, 50 * MIB);
+	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
+	CHECK_EQ_U64(plan.planned_bytes, 50 * MIB);
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
@@ -335,14 +389,7 @@ static void test_engine(void)
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 5000000 + TIERD_USEC_PER_SEC / 2, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
-	{
-		uint64_t b_bytes = 0;
-
-		for (size_t i = 0; i < plan.nr_actions; i++)
-			if (plan.actions[i].cgroup == 1)
-				b_bytes += plan.actions[i].bytes;
-		CHECK_EQ_U64(b_bytes, 64 * MIB);
-	}
+	CHECK_EQ_U64(cgroup_bytes(&plan, 1), 64 * MIB);
 	tierd_plan_free(&plan);
 	tierd_engine_free(e);
 
@@ -1212,6 +1259,7 @@ int main(void)
 	test_nodeset();
 	test_units();
 	test_locate();
+	test_budget_bucket();
 	test_engine();
 	test_cold_spans();
 	test_min_protection();

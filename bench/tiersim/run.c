@@ -337,8 +337,10 @@ static int execute(struct sim *s, const struct tierd_action *a)
 	return demote(s, a);
 }
 
-/* The same budget periods as the engine's: one starts at the first plan
- * and a new one when period_usec has passed. */
+/* What a cgroup moved within one budget period, to check against its
+ * budget. The engine's budgets are token buckets (policy/budget_bucket.h);
+ * tiersim's period is one tick, so each tick finds its bucket full again
+ * and the moves of one period are those of one tick. */
 static void budget_period(struct sim *s, size_t c, uint64_t now)
 {
 	struct cgroup_sim *cg = &s->cg[c];
