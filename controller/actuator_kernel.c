@@ -136,7 +136,8 @@ static void finish_reclaim(struct tierd_kernel_actuator *k, uint64_t ran_usec)
 	k->reclaim_stats.last_usec = ran_usec;
 	if (ran_usec > k->reclaim_stats.max_usec)
 		k->reclaim_stats.max_usec = ran_usec;
-	if (job->deadline_hit) {
+	/* Only the deadline leaves items not run. */
+	if (left) {
 		k->reclaim_stats.deadline_hits++;
 		tierd_log(k->log, TIERD_LOG_INFO,
 			  "memory.reclaim: %zu of %zu cgroups left at the deadline for a later tick",
@@ -174,7 +175,7 @@ static void finish_reclaim(struct tierd_kernel_actuator *k, uint64_t ran_usec)
 /* Runs the job: on the worker, or at once without one. */
 static void start_reclaim(struct tierd_kernel_actuator *k)
 {
-	uint64_t t0;
+	uint64_t t0, ran_usec;
 	int r;
 
 	if (k->reclaim_worker.started) {
@@ -188,9 +189,9 @@ static void start_reclaim(struct tierd_kernel_actuator *k)
 	}
 	t0 = tierd_clock_usec(CLOCK_MONOTONIC);
 	tierd_reclaim_job_run(&k->reclaim_job);
-	t0 = tierd_clock_usec(CLOCK_MONOTONIC) - t0;
-	k->wait_usec += t0;
-	finish_reclaim(k, t0);
+	ran_usec = tierd_clock_usec(CLOCK_MONOTONIC) - t0;
+	k->wait_usec += ran_usec;
+	finish_reclaim(k, ran_usec);
 }
 
 /* Budget enforcement by memory.reclaim, where DAMOS cannot do it. */
@@ -247,10 +248,8 @@ static void apply(void *data, const struct tierd_actuation *a)
 	const struct tierd_engine_input *in = a->in;
 	struct tierd_damos_span *spans = NULL;
 	const char **paths = NULL;
-	uint64_t *ids = NULL;
+	uint64_t *ids = NULL, ran_usec = 0;
 	size_t nr = 0;
-
-	uint64_t ran_usec = 0;
 	bool reaped;
 
 	k->wait_usec = 0;

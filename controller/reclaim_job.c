@@ -20,7 +20,6 @@ void tierd_reclaim_job_init(struct tierd_reclaim_job *job, const struct tierd_cg
 	job->topo = *topo;
 	job->log = *log;
 	job->deadline_usec = deadline_usec;
-	job->deadline_hit = false;
 }
 
 int tierd_reclaim_job_add(struct tierd_reclaim_job *job, const struct tierd_cgroup_obs *obs,
@@ -77,10 +76,8 @@ void tierd_reclaim_job_run(void *data)
 	for (size_t i = 0; i < job->nr; i++) {
 		/* The first always runs: a deadline shorter than one write
 		 * would leave every cgroup over its max for good. */
-		if (i && tierd_clock_usec(CLOCK_MONOTONIC) >= job->deadline_usec) {
-			job->deadline_hit = true;
+		if (i && tierd_clock_usec(CLOCK_MONOTONIC) >= job->deadline_usec)
 			break;
-		}
 		run_item(job, &job->items[i], &buf);
 	}
 	tierd_buf_free(&buf);

@@ -34,7 +34,6 @@ struct tierd_reclaim_job {
 	struct tierd_topology topo;
 	struct tierd_logger log;
 	uint64_t deadline_usec;    /* CLOCK_MONOTONIC: no new write after it */
-	bool deadline_hit;
 	size_t nr, cap;
 	struct tierd_reclaim_item *items;
 };
