@@ -302,6 +302,7 @@ struct tick {
 	uint64_t engine_usec, engine_cpu_usec;
 	struct tierd_damon_moved moved[TIERD_DAMON_MAX_ACTIONS];
 	size_t nr_moved;
+	bool damon_fresh;                /* the DAMON view is a reading new this tick */
 	struct tierd_observation obs;
 	struct tierd_feedback *feedback; /* per managed cgroup: last tick's migrations */
 	struct tierd_engine_input in;
@@ -343,6 +344,7 @@ static void read_kernel_side(struct tierd_daemon *d, struct tick *tk)
 		obs->cgroups[c].feedback = &tk->feedback[c];
 		if (!have_hot || (r < 0 && !d->hotness.hot[c].nr_samples))
 			continue;
+		d->hotness.hot[c].regions_repeated = !tk->damon_fresh;
 		obs->cgroups[c].hot = &d->hotness.hot[c];
 		if (d->hotness.hot[c].nr_samples)
 			tierd_log(&d->log, TIERD_LOG_DEBUG, "BPF: %s: %zu samples",
@@ -383,17 +385,16 @@ static int sense(struct tierd_daemon *d, struct tick *tk, const char **ret_step)
 	d->free_failing = r < 0;
 	if (!d->opts.dry_run) {
 		uint64_t t0 = tierd_clock_usec(CLOCK_MONOTONIC);
-		bool fresh;
 
 		tk->nr_moved = tierd_damon_async_collect(
 			&d->damon_async, tk->start_usec,
 			tk->start_usec + d->cfg.tick_usec / TIERD_KERNEL_DEADLINE_DIVISOR,
-			&d->migrations, tk->moved, &fresh, &d->log);
+			&d->migrations, tk->moved, &tk->damon_fresh, &d->log);
 		kernel_waited(&d->sense_wait_usec, &d->sense_wait_max_usec,
 			      tierd_clock_usec(CLOCK_MONOTONIC) - t0);
 		/* A kdamond restarted has a new pid; the backend is the tick's
 		 * only when every DAMON job has ended. */
-		if (fresh)
+		if (tk->damon_fresh)
 			(void)tierd_daemon_undo_sync(d);
 	}
 	*ret_step = "listing the cgroups";
@@ -482,6 +483,8 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
 	rep->backend.sense_wait_max_usec = d->sense_wait_max_usec;
 	rep->backend.act_wait_usec = d->act_wait_usec;
 	rep->backend.act_wait_max_usec = d->act_wait_max_usec;
+	rep->backend.late_readings = d->damon_async.late_collects;
+	rep->backend.skipped_commits = d->damon_async.skipped_applies;
 	rep->reclaim = d->kernel.reclaim_stats;
 	rep->bpf = d->bpf.state;
 	for (size_t c = 0; c < rep->nr_cgroups; c++)

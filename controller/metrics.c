@@ -332,6 +332,12 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	     (double)b->sense_wait_max_usec / TIERD_USEC_PER_SEC);
 	emit(o, "tierd_tick_kernel_wait_max_seconds{step=\"act\"} %.6f\n",
 	     (double)b->act_wait_max_usec / TIERD_USEC_PER_SEC);
+	header(o, "tierd_damon_late_readings_total", "counter",
+	       "Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.");
+	emit(o, "tierd_damon_late_readings_total %llu\n", (unsigned long long)b->late_readings);
+	header(o, "tierd_damon_skipped_commits_total", "counter",
+	       "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.");
+	emit(o, "tierd_damon_skipped_commits_total %llu\n", (unsigned long long)b->skipped_commits);
 }
 
 static void reclaim_metrics(struct out *o, const struct tierd_reclaim_stats *r)

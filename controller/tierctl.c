@@ -79,6 +79,10 @@ static void print_backend(FILE *f, const struct tierd_backend_state *b)
 			(double)b->act_wait_usec / TIERD_USEC_PER_MSEC,
 			(double)b->sense_wait_max_usec / TIERD_USEC_PER_MSEC,
 			(double)b->act_wait_max_usec / TIERD_USEC_PER_MSEC);
+	if (b->late_readings || b->skipped_commits)
+		fprintf(f, "DAMON's worker: %llu late reading%s, %llu plan%s not committed\n",
+			(unsigned long long)b->late_readings, plural(b->late_readings),
+			(unsigned long long)b->skipped_commits, plural(b->skipped_commits));
 }
 
 static void print_reclaim(FILE *f, const struct tierd_reclaim_stats *r)

@@ -77,6 +77,10 @@ struct tierd_hotness {
 	 * counts samples of one random page of the region per sampling
 	 * interval (DAMON semantics), so it describes every page alike. */
 	const struct tierd_region *regions;
+	/* The regions are a reading an earlier tick was given already: the
+	 * daemon's DAMON collect ran past its deadline. An observer that keeps
+	 * rounds of readings must not count it as a new one. */
+	bool regions_repeated;
 	size_t nr_samples;
 	const struct tierd_sample *samples;
 };

@@ -233,7 +233,7 @@ int tierd_migflow_tracker_update(struct tierd_migflow_tracker *t, const struct t
 {
 	int r;
 
-	if (!hot->nr_regions)
+	if (!hot->nr_regions || hot->regions_repeated)
 		return 0;
 	/* Everything that can fail first, so a failure changes nothing. */
 	r = find_fresh(t, hot, order);

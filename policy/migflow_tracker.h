@@ -72,7 +72,8 @@ void tierd_migflow_tracker_free(struct tierd_migflow_tracker *t);
 
 /* One tick: ages the entries against the regions (order[] lists region
  * indexes by start; regions are disjoint), then starts tracking the new
- * address space. A tick without regions says nothing and changes nothing.
+ * address space. A tick without regions, or with regions repeated from an
+ * earlier tick, says nothing and changes nothing.
  * Returns 0 or -ENOMEM (the tracker is left as it was). */
 int tierd_migflow_tracker_update(struct tierd_migflow_tracker *t, const struct tierd_hotness *hot,
 				 const size_t *order, uint64_t now_usec, uint64_t burst_usec,

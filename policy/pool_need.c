@@ -47,6 +47,12 @@ int tierd_pool_need_update(struct tierd_pool_need *n, const struct tierd_hotness
 	struct tierd_need_round *round = &n->rounds[n->next];
 	size_t accessed = 0;
 
+	/* A reading seen already would push a distinct one out: the union
+	 * would shrink toward what one reading sees. */
+	if (hot && hot->regions_repeated) {
+		*ret_bytes = union_bytes(n);
+		return 0;
+	}
 	for (size_t i = 0; hot && i < hot->nr_regions; i++)
 		accessed += hot->regions[i].nr_accesses > 0;
 	if (accessed > round->cap) {

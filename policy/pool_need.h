@@ -32,7 +32,7 @@ struct tierd_pool_need {
 
 /* Records the regions of hot seen accessed (nr_accesses > 0) as the newest
  * round, dropping the oldest, and sets *ret_bytes to the bytes covered by
- * any round. Returns 0 or -ENOMEM (then nothing changed). Regions need
+ * any round. Regions marked repeated are no new round: nothing is recorded. Returns 0 or -ENOMEM (then nothing changed). Regions need
  * not be sorted. */
 int tierd_pool_need_update(struct tierd_pool_need *n, const struct tierd_hotness *hot,
 			   uint64_t *ret_bytes);

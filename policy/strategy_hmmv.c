@@ -329,9 +329,11 @@ static void hmmv_observe(void *state, const struct tierd_strategy_input *in)
 	clock_advance(s, in->now_usec);
 	s->nr = 0;
 	s->oom = false;
-	/* A tick with nothing observed leaves the queue and the round as they
-	 * were rather than forgetting every region. */
-	if (s->tracking_on && in->hot->nr_regions && track_window(s, in->hot) < 0)
+	/* A tick with nothing observed, or with a reading already tracked,
+	 * leaves the queue and the round as they were rather than forgetting
+	 * every region or counting one twice. */
+	if (s->tracking_on && in->hot->nr_regions && !in->hot->regions_repeated &&
+	    track_window(s, in->hot) < 0)
 		s->oom = true;
 	s->window++;
 	s->stats.windows = s->window;

@@ -64,6 +64,9 @@ struct tierd_backend_state {
 	 * (memory.reclaim; DAMON's commits too where they run on the tick). */
 	uint64_t sense_wait_usec, sense_wait_max_usec;
 	uint64_t act_wait_usec, act_wait_max_usec;
+	/* DAMON's worker (controller/damon_async.h): readings not ended by the
+	 * tick's deadline, and plans not committed while it was busy. */
+	uint64_t late_readings, skipped_commits;
 };
 
 /* memory.reclaim's jobs on their worker (controller/reclaim_job.h). */

@@ -167,6 +167,10 @@ static void backend_write(struct tierd_jw *w, const struct tierd_backend_state *
 	tierd_jw_u64(w, "act_usec", b->act_wait_usec);
 	tierd_jw_u64(w, "act_max_usec", b->act_wait_max_usec);
 	tierd_jw_end_object(w);
+	tierd_jw_begin_object(w, "damon_worker");
+	tierd_jw_u64(w, "late_readings", b->late_readings);
+	tierd_jw_u64(w, "skipped_commits", b->skipped_commits);
+	tierd_jw_end_object(w);
 	tierd_jw_end_object(w);
 }
 
@@ -622,7 +626,7 @@ static void read_reclaim(struct reader *rd, json_object *o, struct tierd_reclaim
 static void read_backend(struct reader *rd, json_object *o, struct tierd_backend_state *b)
 {
 	char mode[TIERD_NAME_MAX] = "", names[NAME_LIST_MAX] = "";
-	json_object *wait;
+	json_object *wait, *worker;
 	const char *name;
 
 	rd->where = "backend.";
@@ -638,6 +642,13 @@ static void read_backend(struct reader *rd, json_object *o, struct tierd_backend
 		b->sense_wait_max_usec = get_u64(rd, wait, "sense_max_usec");
 		b->act_wait_usec = get_u64(rd, wait, "act_usec");
 		b->act_wait_max_usec = get_u64(rd, wait, "act_max_usec");
+	}
+	rd->where = "backend.";
+	worker = get_opt(rd, o, "damon_worker", json_type_object);
+	rd->where = "backend.damon_worker.";
+	if (worker) {
+		b->late_readings = get_u64(rd, worker, "late_readings");
+		b->skipped_commits = get_u64(rd, worker, "skipped_commits");
 	}
 	rd->where = "";
 	if (rd->failed || tierd_damon_mode_parse(mode, &b->damon) == 0)

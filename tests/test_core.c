@@ -708,6 +708,37 @@ static void test_pool_need_union(void)
 	tierd_pool_need_free(&n);
 }
 
+/* A reading given again (the daemon's DAMON collect ran late) is no new
+ * round: however many ticks repeat it, the distinct readings before it stay
+ * in the union (the VM's pool scenario fell from 628 to 377 MiB so). */
+static void test_pool_need_repeated(void)
+{
+	struct tierd_region r = { .start = 0, .end = 300 * MIB, .nr_accesses = 1 };
+	struct tierd_hotness hot = { .nr_regions = 1, .regions = &r };
+	struct tierd_pool_need n = { 0 };
+	uint64_t bytes = 0;
+
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 300 * MIB);
+	r = (struct tierd_region){ .start = 500 * MIB, .end = 600 * MIB, .nr_accesses = 1 };
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	hot.regions_repeated = true;
+	for (int i = 0; i < 3 * TIERD_POOL_NEED_ROUNDS; i++)
+		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	CHECK_EQ_U64(n.next, 2);
+	/* Fresh again: the readings count from where they stopped; the first
+	 * leaves after TIERD_POOL_NEED_ROUNDS - 2 more fresh rounds. */
+	hot.regions_repeated = false;
+	for (int i = 2; i < TIERD_POOL_NEED_ROUNDS; i++)
+		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 400 * MIB);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	tierd_pool_need_free(&n);
+}
+
 /* A strategy's proposals go through the engine: the linux baseline promotes
  * sampled slow-tier pages to tier 0, within the global budget, and the plan
  * names the rule. */
@@ -1269,6 +1300,7 @@ int main(void)
 	test_pool_capped_by_max();
 	test_pool_need_rounds();
 	test_pool_need_union();
+	test_pool_need_repeated();
 	test_assign_tiers();
 	test_metrics_format();
 	test_cgroup_vanishes();

@@ -187,7 +187,8 @@ d["migrations"]["matrix"][3][0] = 8192
 d["backend"] = {"damon": "running", "damon_why": "", "kdamonds": 4, "kdamond_restarts": 1}
 json.dump(d, open(sys.argv[2], "w"))
 d["backend"] = {"damon": "degraded", "damon_why": "kdamond \"0\" is not tierd's", "kdamonds": 0, "kdamond_restarts": 0,
-                "tick_kernel_wait": {"sense_usec": 12345, "sense_max_usec": 80500, "act_usec": 2000, "act_max_usec": 41000}}
+                "tick_kernel_wait": {"sense_usec": 12345, "sense_max_usec": 80500, "act_usec": 2000, "act_max_usec": 41000},
+                "damon_worker": {"late_readings": 6, "skipped_commits": 1}}
 json.dump(d, open(sys.argv[3], "w"))
 del d["migrations"], d["backend"], d["bpf"]
 json.dump(d, open(sys.argv[4], "w"))
@@ -213,6 +214,7 @@ FROM          0          1          2          3
 3          8.0K         0B         0B          -" "tierctl status DAMON and migrations"
 $TIERCTL status --state-file "$T/deg.json" >"$T/sdeg"
 expect_line "$T/sdeg" 'DAMON: degraded: kdamond "0" is not tierd'"'"'s'
+expect_line "$T/sdeg" "DAMON's worker: 6 late readings, 1 plan not committed"
 expect_line "$T/sdeg" 'the tick waited on the kernel: 12.3 ms sensing, 2.0 ms acting (longest 80.5 and 41.0 ms)'
 $TIERCTL status --json --state-file "$T/mig.json" >"$T/smig.json"
 expect_eq "$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["migrations"]; print(m["paths"]["damos_migrate_cold"]["failed_bytes"], m["paths"]["move_pages"]["calls"], m["matrix"][3][0], d["backend"]["damon"], d["backend"]["kdamonds"], d["backend"]["kdamond_restarts"])' "$T/smig.json")" \

@@ -99,7 +99,8 @@ static void test_json_round_trip(void)
 	rep.backend = (struct tierd_backend_state){ .damon = TIERD_DAMON_DEGRADED, .nr_kdamonds = 2,
 						    .kdamond_restarts = 7, .sense_wait_usec = 12000,
 						    .sense_wait_max_usec = 80500, .act_wait_usec = 3000,
-						    .act_wait_max_usec = 41000 };
+						    .act_wait_max_usec = 41000, .late_readings = 6,
+						    .skipped_commits = 2 };
 	snprintf(rep.backend.damon_why, sizeof(rep.backend.damon_why),
 		 "kdamond \"0\" runs someone else's contexts");
 	rep.reclaim = (struct tierd_reclaim_stats){ .jobs = 9, .busy_ticks = 4, .deadline_hits = 1,
@@ -112,7 +113,8 @@ static void test_json_round_trip(void)
 				   "\"move_pages\":{\"tried_bytes\":9223372036854775813,\"succeeded_bytes\":8192,\"failed_bytes\":11,\"calls\":2}},"
 				   "\"matrix\":[[0,1073741824,0,524288000],[0,0,0,0],[0,9223372036854775809,0,0],[4096,0,0,0]]},"
 				   "\"backend\":{\"damon\":\"degraded\",\"damon_why\":\"kdamond \\\"0\\\" runs someone else's contexts\",\"kdamonds\":2,\"kdamond_restarts\":7,"
-				   "\"tick_kernel_wait\":{\"sense_usec\":12000,\"sense_max_usec\":80500,\"act_usec\":3000,\"act_max_usec\":41000}},"
+				   "\"tick_kernel_wait\":{\"sense_usec\":12000,\"sense_max_usec\":80500,\"act_usec\":3000,\"act_max_usec\":41000},"
+				   "\"damon_worker\":{\"late_readings\":6,\"skipped_commits\":2}},"
 				   "\"memory_reclaim\":{\"jobs\":9,\"busy_ticks\":4,\"deadline_hits\":1,\"last_usec\":570000,\"max_usec\":834000},\"bpf\":{"));
 	CHECK_EQ_INT(parse(text ? text : "", &back, err, sizeof(err)), 0);
 	CHECK_EQ_STR(err, "");
@@ -128,6 +130,8 @@ static void test_json_round_trip(void)
 	CHECK_EQ_U64(back.backend.sense_wait_max_usec, 80500);
 	CHECK_EQ_U64(back.backend.act_wait_usec, 3000);
 	CHECK_EQ_U64(back.backend.act_wait_max_usec, 41000);
+	CHECK_EQ_U64(back.backend.late_readings, 6);
+	CHECK_EQ_U64(back.backend.skipped_commits, 2);
 	CHECK(memcmp(&back.reclaim, &rep.reclaim, sizeof(rep.reclaim)) == 0);
 	tierd_report_free(&back);
 	free(text);
@@ -494,7 +498,8 @@ static void test_metrics(void)
 	rep.backend = (struct tierd_backend_state){ .damon = TIERD_DAMON_RUNNING, .nr_kdamonds = 4,
 						    .kdamond_restarts = 1,
 						    .sense_wait_usec = 250, .sense_wait_max_usec = 1234567,
-						    .act_wait_usec = 40, .act_wait_max_usec = 98765 };
+						    .act_wait_usec = 40, .act_wait_max_usec = 98765,
+						    .late_readings = 3, .skipped_commits = 1 };
 	in.planned_actions_total = 5;
 	in.planned_bytes_total = 20480;
 	CHECK_EQ_INT(tierd_metrics_format(&in, &text), 0);
@@ -547,7 +552,13 @@ static void test_metrics(void)
 		"# HELP tierd_tick_kernel_wait_max_seconds The longest such wait since start, by step.\n"
 		"# TYPE tierd_tick_kernel_wait_max_seconds gauge\n"
 		"tierd_tick_kernel_wait_max_seconds{step=\"sense\"} 1.234567\n"
-		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.098765\n"));
+		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.098765\n"
+		"# HELP tierd_damon_late_readings_total Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.\n"
+		"# TYPE tierd_damon_late_readings_total counter\n"
+		"tierd_damon_late_readings_total 3\n"
+		"# HELP tierd_damon_skipped_commits_total Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.\n"
+		"# TYPE tierd_damon_skipped_commits_total counter\n"
+		"tierd_damon_skipped_commits_total 1\n"));
 	/* The dry-run recorder's counters are unchanged by the new series. */
 	CHECK(text && strstr(text, "\ntierd_dry_run_actions_total 5\n"));
 	CHECK(text && strstr(text, "\ntierd_dry_run_bytes_total 20480\n"));
@@ -617,6 +628,12 @@ static void test_bpf_metrics(void)
 		"# TYPE tierd_tick_kernel_wait_max_seconds gauge\n"
 		"tierd_tick_kernel_wait_max_seconds{step=\"sense\"} 0.000000\n"
 		"tierd_tick_kernel_wait_max_seconds{step=\"act\"} 0.000000\n"
+		"# HELP tierd_damon_late_readings_total Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.\n"
+		"# TYPE tierd_damon_late_readings_total counter\n"
+		"tierd_damon_late_readings_total 0\n"
+		"# HELP tierd_damon_skipped_commits_total Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.\n"
+		"# TYPE tierd_damon_skipped_commits_total counter\n"
+		"tierd_damon_skipped_commits_total 0\n"
 		"# HELP tierd_reclaim_jobs_total memory.reclaim jobs run off the tick's thread and ended.\n"
 		"# TYPE tierd_reclaim_jobs_total counter\n"
 		"tierd_reclaim_jobs_total 9\n"

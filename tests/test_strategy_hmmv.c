@@ -154,6 +154,32 @@ static void test_round(void)
 	fixture_done(&f);
 }
 
+/* A window whose regions repeat an earlier reading adds nothing to the
+ * round: with the first window repeated the round is still incomplete, and
+ * the sums are the two distinct windows' (4 and 6, not 8 and 9). */
+static void test_repeated_window(void)
+{
+	struct tierd_region r[2] = { region(0, 1, 1, 4), region(1, 1, 1, 3) };
+	struct fixture f;
+
+	setup(&f, "{\"round_windows\": 2, \"max_level\": 0}", big_total, big_free, nothing_held);
+	input(&f, r, 2, 0);
+	CHECK_EQ_INT(step(&f), 0);
+	f.hot.regions_repeated = true;
+	f.in.now_usec = WINDOW_USEC;
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	r[0].nr_accesses = 0;
+	input(&f, r, 2, 2 * WINDOW_USEC);
+	CHECK_EQ_INT(step(&f), 0);
+	CHECK_EQ_INT(f.out.nr, 2);
+	if (f.out.nr == 2) {
+		CHECK_EQ_U64(f.out.items[0].start, r[1].start);
+		CHECK_EQ_U64(f.out.items[1].start, r[0].start);
+	}
+	fixture_done(&f);
+}
+
 /* Tier 0 of 8 pages, empty: the hot set is the hottest 8 pages, the last
  * region cut; a never-accessed region is not hot. A pool share of 5 pages
  * shrinks it to 5. */
@@ -590,6 +616,7 @@ int main(void)
 	test_bucket_sort();
 	test_degree_weights();
 	test_round();
+	test_repeated_window();
 	test_hot_set();
 	test_exchange();
 	test_exchange_room();

@@ -178,6 +178,39 @@ static void test_quick_demotion(void)
 	fixture_done(&f);
 }
 
+/* A reading repeated from an earlier tick says nothing of grace: A's
+ * accesses in it at t = 4 are the burst's, seen again, so A is not warm;
+ * the first fresh idle tick after its grace (t = 5) demotes it. */
+static void test_quick_demotion_repeated(void)
+{
+	const uint64_t a = 0x100000, size = 64 * KIB;
+	struct tierd_region reg;
+	struct fixture f;
+
+	CHECK_EQ_INT(fixture_init(&f, sim_lat,
+				  "{\"burst\": \"2s\", \"grace\": \"1s\", "
+				  "\"migration_cost_per_page\": \"1s\"}"),
+		     0);
+	f.in.room_bytes[3] = size;
+	reg = region(a, size, 0, 3);
+	for (uint64_t t = 1; t <= 3; t++) {
+		CHECK_EQ_INT(tick(&f, t * SEC, &reg, 1), 0);
+		CHECK_EQ_INT(f.out.nr, 0);
+	}
+	f.hot.regions_repeated = true;
+	CHECK_EQ_INT(tick(&f, 4 * SEC, &reg, 1), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	CHECK_EQ_U64(stats_of(&f).warm_pages, 0);
+	f.hot.regions_repeated = false;
+	reg.nr_accesses = 0;
+	CHECK_EQ_INT(tick(&f, 5 * SEC, &reg, 1), 0);
+	CHECK_EQ_INT(f.out.nr, 1);
+	if (f.out.nr == 1)
+		CHECK_ACTION(&f.out.items[0], QUICK, 0, 3, a, size);
+	CHECK_EQ_U64(stats_of(&f).cooled_pages, 16);
+	fixture_done(&f);
+}
+
 /* Defaults, burst 15 s and grace 2 s: memory first seen at t = 0 enters
  * grace at t = 15 and is demoted at t = 17, not a tick earlier. Memory
  * appearing later (t = 5) is tracked from then: demoted at t = 22. */
@@ -774,6 +807,7 @@ int main(void)
 	test_place();
 	test_quick_demotion();
 	test_quick_demotion_default_timing();
+	test_quick_demotion_repeated();
 	test_cost_benefit();
 	test_alpha();
 	test_lfu_demotion();
