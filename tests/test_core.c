@@ -634,15 +634,20 @@ static void test_pool_capped_by_max(void)
 	tierd_engine_free(r.e);
 }
 
-/* A pool member's need covers what its last TIERD_POOL_NEED_ROUNDS
- * readings saw accessed: one reading that missed hot regions does not take
- * its share away (the VM's pool scenario flapped 628/474 MiB so); a need
- * that stays lower is followed once the rounds have passed. */
+/* A pool member's need covers what its readings of the last
+ * TIERD_POOL_NEED_USEC of monitoring saw accessed: one reading that missed
+ * hot regions does not take its share away (the VM's pool scenario flapped
+ * 628/474 MiB so); a need that stays lower is followed once that time has
+ * passed. Regions that name no window count DAMON's default, 100 ms: 48
+ * readings. */
 static void test_pool_need_rounds(void)
 {
 	const uint64_t free_bytes[4] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
-	struct tierd_region hot_region = { .start = 0, .end = 600 * MIB, .nr_accesses = 5 };
-	struct tierd_hotness hot = { .nr_regions = 1, .regions = &hot_region };
+	struct tierd_region regions[2] = {
+		{ .start = 0, .end = 450 * MIB, .nr_accesses = 5 },
+		{ .start = 450 * MIB, .end = 600 * MIB, .nr_accesses = 5 },
+	};
+	struct tierd_hotness hot = { .nr_regions = 2, .regions = regions };
 	struct pool_rig r;
 
 	pool_rig_init(&r, free_bytes);
@@ -652,10 +657,10 @@ static void test_pool_need_rounds(void)
 	CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 600 * MIB);
 	CHECK_EQ_U64(r.plan.standings[1].share_bytes[0], 384 * MIB);
 	tierd_plan_free(&r.plan);
-	/* A reading that saw only 450M hot: the share holds for 7 more ticks,
-	 * then follows. */
-	hot_region.end = 450 * MIB;
-	for (int tick = 1; tick < TIERD_POOL_NEED_ROUNDS; tick++) {
+	/* Readings that saw only 450M hot: the share holds for 47 more
+	 * ticks, then follows. */
+	regions[1].nr_accesses = 0;
+	for (int tick = 1; tick < 48; tick++) {
 		r.in.now_usec += TIERD_USEC_PER_SEC;
 		CHECK_EQ_INT(tierd_engine_plan(r.e, &r.in, &r.plan), 0);
 		CHECK_EQ_U64(r.plan.standings[0].share_bytes[0], 600 * MIB);
@@ -668,7 +673,16 @@ static void test_pool_need_rounds(void)
 	tierd_engine_free(r.e);
 }
 
-/* The need is the union of the rounds, not the largest: a hot set whose
+/* A region of need tests: [start, end) MiB, accessed or not, in a reading
+ * of HMM-V's window (600 ms), so that 8 readings cover the need's time. */
+static struct tierd_region need_region(uint64_t start_mib, uint64_t end_mib, uint32_t accesses)
+{
+	return (struct tierd_region){ .start = start_mib * MIB, .end = end_mib * MIB,
+				      .nr_accesses = accesses,
+				      .aggr_usec = TIERD_POOL_NEED_WINDOW_USEC };
+}
+
+/* The need is the union of the readings, not the largest: a hot set whose
  * halves are seen accessed in turn needs all of it; overlaps count once;
  * regions come in any order (one tier's after another's). */
 static void test_pool_need_union(void)
@@ -678,9 +692,9 @@ static void test_pool_need_union(void)
 	struct tierd_pool_need n = { 0 };
 	uint64_t bytes = 0;
 
-	r[0] = (struct tierd_region){ .start = 300 * MIB, .end = 400 * MIB, .nr_accesses = 2 };
-	r[1] = (struct tierd_region){ .start = 0, .end = 100 * MIB, .nr_accesses = 1 };
-	r[2] = (struct tierd_region){ .start = 100 * MIB, .end = 300 * MIB, .nr_accesses = 0 };
+	r[0] = need_region(300, 400, 2);
+	r[1] = need_region(0, 100, 1);
+	r[2] = need_region(100, 300, 0);
 	hot.nr_regions = 3;
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 200 * MIB);
@@ -689,14 +703,15 @@ static void test_pool_need_union(void)
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
 	/* [50M, 350M) overlaps all three: still 400M. */
-	r[0] = (struct tierd_region){ .start = 50 * MIB, .end = 350 * MIB, .nr_accesses = 1 };
-	hot.nr_regions = 1;
+	r[0] = need_region(0, 50, 0);
+	r[1] = need_region(50, 350, 1);
+	r[2] = need_region(350, 400, 0);
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
-	/* Nothing accessed for the remaining rounds: the first two readings
-	 * drop out in turn, [50M, 350M) last. */
-	hot.nr_regions = 0;
-	for (int i = 3; i < TIERD_POOL_NEED_ROUNDS; i++)
+	/* Nothing accessed for the rest of the 8 windows: the first two
+	 * readings drop out in turn, [50M, 350M) last. */
+	r[1].nr_accesses = 0;
+	for (unsigned i = 3; i < TIERD_POOL_NEED_WINDOWS; i++)
 		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
@@ -708,30 +723,102 @@ static void test_pool_need_union(void)
 	tierd_pool_need_free(&n);
 }
 
-/* A reading given again (the daemon's DAMON collect ran late) is no new
- * round: however many ticks repeat it, the distinct readings before it stay
- * in the union (the VM's pool scenario fell from 628 to 377 MiB so). */
-static void test_pool_need_repeated(void)
+/* Readings are kept by the time they watched, the shortest window of each:
+ * after a 600 ms reading that saw [0, 100M), readings of 100 ms (a 600 ms
+ * region beside a 100 ms one) keep it for 47 more. A reading of 2.4 s
+ * covers half the time at once (with 24 of 100 ms: 25 kept), two cover
+ * all of it. At 20 ms windows the 64 readings kept at most cover 1.28 s. */
+static void test_pool_need_windows(void)
 {
-	struct tierd_region r = { .start = 0, .end = 300 * MIB, .nr_accesses = 1 };
+	struct tierd_region r[3] = { need_region(0, 100, 1), need_region(500, 600, 0),
+				     need_region(700, 800, 0) };
+	struct tierd_hotness hot = { .regions = r, .nr_regions = 2 };
+	struct tierd_pool_need n = { 0 };
+	uint64_t bytes = 0;
+
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	r[0].nr_accesses = 0;
+	r[1].nr_accesses = 1;
+	r[2].aggr_usec = 100000;
+	hot.nr_regions = 3;
+	for (int i = 0; i < 47; i++)
+		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 200 * MIB);
+	CHECK_EQ_U64(n.nr, 48);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	CHECK_EQ_U64(n.nr, 48);
+	/* 2.4 s, then 2.4 s more: two readings are all the time there is. */
+	r[0] = (struct tierd_region){ .start = 0, .end = 10 * MIB, .nr_accesses = 1 };
+	r[1].nr_accesses = 0;
+	for (int i = 0; i < 3; i++)
+		r[i].aggr_usec = TIERD_POOL_NEED_USEC / 2;
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(n.nr, 25);
+	CHECK_EQ_U64(bytes, 110 * MIB);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(n.nr, 2);
+	CHECK_EQ_U64(bytes, 10 * MIB);
+	for (int i = 0; i < 3; i++)
+		r[i].aggr_usec = 20000;
+	for (int i = 0; i < 100; i++)
+		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(n.nr, TIERD_POOL_NEED_MAX_ROUNDS);
+	CHECK_EQ_U64(bytes, 10 * MIB);
+	tierd_pool_need_free(&n);
+}
+
+/* Only what lies where the cgroup's memory is now counts: 100M seen
+ * accessed on a slow node, then moved to [500M, 600M) and seen there, is
+ * 100M of need, not 200M; back where it was, the old reading counts again. */
+static void test_pool_need_footprint(void)
+{
+	struct tierd_region r = need_region(0, 100, 1);
 	struct tierd_hotness hot = { .nr_regions = 1, .regions = &r };
 	struct tierd_pool_need n = { 0 };
 	uint64_t bytes = 0;
 
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	r = need_region(500, 600, 1);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	r = need_region(0, 600, 0);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 200 * MIB);
+	/* Half of it gone: [50M, 550M) holds 50M of each old span. */
+	r = need_region(50, 550, 0);
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
+	CHECK_EQ_U64(bytes, 100 * MIB);
+	tierd_pool_need_free(&n);
+}
+
+/* A reading given again (the daemon's DAMON collect ran late) is no new
+ * one: however many ticks repeat it, the distinct readings before it stay
+ * in the union (the VM's pool scenario fell from 628 to 377 MiB while
+ * readings were late). */
+static void test_pool_need_repeated(void)
+{
+	struct tierd_region r[2] = { need_region(0, 300, 1), need_region(500, 600, 0) };
+	struct tierd_hotness hot = { .nr_regions = 2, .regions = r };
+	struct tierd_pool_need n = { 0 };
+	uint64_t bytes = 0;
+
+	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 300 * MIB);
-	r = (struct tierd_region){ .start = 500 * MIB, .end = 600 * MIB, .nr_accesses = 1 };
+	r[0].nr_accesses = 0;
+	r[1].nr_accesses = 1;
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
 	hot.regions_repeated = true;
-	for (int i = 0; i < 3 * TIERD_POOL_NEED_ROUNDS; i++)
+	for (unsigned i = 0; i < 3 * TIERD_POOL_NEED_MAX_ROUNDS; i++)
 		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
-	CHECK_EQ_U64(n.next, 2);
-	/* Fresh again: the readings count from where they stopped; the first
-	 * leaves after TIERD_POOL_NEED_ROUNDS - 2 more fresh rounds. */
+	CHECK_EQ_U64(n.nr, 2);
+	/* Fresh again: the first reading leaves after 6 more fresh ones. */
 	hot.regions_repeated = false;
-	for (int i = 2; i < TIERD_POOL_NEED_ROUNDS; i++)
+	for (unsigned i = 2; i < TIERD_POOL_NEED_WINDOWS; i++)
 		CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
 	CHECK_EQ_U64(bytes, 400 * MIB);
 	CHECK_EQ_INT(tierd_pool_need_update(&n, &hot, &bytes), 0);
@@ -1300,6 +1387,8 @@ int main(void)
 	test_pool_capped_by_max();
 	test_pool_need_rounds();
 	test_pool_need_union();
+	test_pool_need_windows();
+	test_pool_need_footprint();
 	test_pool_need_repeated();
 	test_assign_tiers();
 	test_metrics_format();

@@ -18,3 +18,4 @@ at_least=$(grep '^SERIES ' "$L" | tr -d '\r' | awk '$3 >= 10 { top[$2, $3] = $4;
 echo "NOTE [$VM_KERNEL]: contended: tierd's share of the hot set in tier 0 >= Linux's at $at_least seconds from 10 s on" >&2
 echo "NOTE [$VM_KERNEL]: contended tierd: longest wait on the kernel in a tick: $(res tierd_kernel_wait_max_ms | cut -d' ' -f1) ms sensing, $(res tierd_kernel_wait_max_ms | cut -d' ' -f2) ms acting; $(res tierd_ticks | cut -d' ' -f1) ticks, $(res tierd_ticks | cut -d' ' -f2) slots overrun" >&2
 echo "NOTE [$VM_KERNEL]: contended tierd: memory.reclaim jobs $(res tierd_reclaim_jobs | cut -d' ' -f1), longest $(res tierd_reclaim_jobs | cut -d' ' -f2) ms, $(res tierd_reclaim_jobs | cut -d' ' -f3) ticks found one running" >&2
+echo "NOTE [$VM_KERNEL]: contended tierd: DAMON readings late $(res tierd_damon_late | cut -d' ' -f1), plans not committed $(res tierd_damon_late | cut -d' ' -f2)" >&2

@@ -38,6 +38,9 @@ echo "RESULT tierd_demoted_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_
 # the slots a tick ran past.
 echo "RESULT tierd_kernel_wait_max_ms $(metric 'tierd_tick_kernel_wait_max_seconds{step="sense"}' | awk '{ print int($1 * 1000) }') $(metric 'tierd_tick_kernel_wait_max_seconds{step="act"}' | awk '{ print int($1 * 1000) }')"
 echo "RESULT tierd_ticks $(metric tierd_ticks_total) $(metric tierd_tick_overruns_total)"
+# Ticks that planned from the last DAMON reading again (its collect late)
+# and plans whose DAMON schemes were not committed (the worker busy).
+echo "RESULT tierd_damon_late $(metric tierd_damon_late_readings_total) $(metric tierd_damon_skipped_commits_total)"
 # memory.reclaim's jobs on their thread: how many, the longest in ms, and
 # the ticks that found one still running.
 echo "RESULT tierd_reclaim_jobs $(metric tierd_reclaim_jobs_total) $(metric tierd_reclaim_job_max_seconds | awk '{ print int($1 * 1000) }') $(metric tierd_reclaim_busy_ticks_total)"

@@ -24,6 +24,9 @@ done
 tierd --config /tmp/tierd.json --log-target=stderr 2>/tmp/tierd.log &
 tierd_pid=$!
 sleep 50
+# The hot loops' sweeps (pages touched) while the shares are read: the
+# need tierd can see is what they touch.
+touches0=$(last_place big touches)
 share() { metric "tierd_cgroup_tier_share_bytes{cgroup=\"/$1\",policy=\"$1\",tier=\"0\"}"; }
 # Shares follow each tick's measured need, which one DAMON reading can
 # undershoot (seen under a loaded host: /big at 402 MiB for a tick): the
@@ -32,6 +35,7 @@ for i in 0 1 2 3 4 5 6 7 8 9 10; do
 	echo "$(mib "$(share big)") $(mib "$(share small)") $(metric tierd_ticks_total)"
 	sleep 1
 done >/tmp/shares
+echo "RESULT big_touches_window $(($(last_place big touches) - touches0))"
 median() { awk -v f=$1 '{ print $f }' /tmp/shares | sort -n | sed -n 6p; }
 echo "RESULT tier0_mib $(mib "$(metric 'tierd_tier_capacity_bytes{tier="0",nodes="0"}')")"
 echo "RESULT share_big_mib $(median 1)"
@@ -40,6 +44,9 @@ sed 's/^/SHARES /' /tmp/shares
 echo "RESULT big_node0_mib $(cgroup_node_mib /big 0)"
 echo "RESULT small_node0_mib $(cgroup_node_mib /small 0)"
 echo "RESULT big_hot $(last_place big hot)"
+# Ticks that planned from a reading seen already (their need rounds kept).
+echo "RESULT damon_late_readings $(metric tierd_damon_late_readings_total)"
+echo "RESULT damon_skipped_commits $(metric tierd_damon_skipped_commits_total)"
 echo "RESULT small_hot $(last_place small hot)"
 kill -TERM $tierd_pid
 wait $tierd_pid
