@@ -242,6 +242,45 @@ static void reclaim_fallback(struct tierd_kernel_actuator *k, const struct tierd
 		start_reclaim(k);
 }
 
+uint64_t tierd_damos_tick_bytes(const struct tierd_migration_budget *global, uint64_t tick_usec)
+{
+	uint64_t bytes;
+
+	if (!global->period_usec)
+		return UINT64_MAX;
+	bytes = tierd_page_down((uint64_t)((unsigned __int128)global->bytes * tick_usec /
+					   global->period_usec));
+	return bytes ? bytes : TIERD_PAGE_BYTES;
+}
+
+/* Action act cut to `room` bytes of cost: a DEMOTE's bytes, a MIGRATE's
+ * range from its start. */
+static struct tierd_action cut(const struct tierd_action *act, uint64_t room)
+{
+	struct tierd_action part = *act;
+
+	if (part.kind == TIERD_ACTION_MIGRATE) {
+		part.end = part.start + room;
+		part.bytes = tierd_min_u64(part.bytes, room);
+	} else {
+		part.bytes = room;
+	}
+	return part;
+}
+
+/* Records that plan action i leaves `cost` for a later tick. False
+ * without memory for the record: then the action goes whole, unpaced. */
+static bool leave(struct tierd_kernel_actuator *k, size_t nr_actions, size_t i, uint64_t cost)
+{
+	if (!k->left_cost)
+		k->left_cost = calloc(nr_actions, sizeof(*k->left_cost));
+	if (!k->left_cost)
+		return false;
+	k->left_cost[i] = cost;
+	k->paced_bytes += cost;
+	return true;
+}
+
 static void apply(void *data, const struct tierd_actuation *a)
 {
 	struct tierd_kernel_actuator *k = data;
@@ -249,12 +288,17 @@ static void apply(void *data, const struct tierd_actuation *a)
 	struct tierd_damos_span *spans = NULL;
 	const char **paths = NULL;
 	uint64_t *ids = NULL, ran_usec = 0;
+	uint64_t used[TIERD_MAX_TIERS] = { 0 };
+	uint64_t cap = k->paced ? tierd_damos_tick_bytes(&in->global_budget, a->tick_usec)
+				: UINT64_MAX;
 	size_t nr = 0;
 	bool reaped;
 
 	k->wait_usec = 0;
 	k->damon_skipped = false;
 	k->sampled_skipped = false;
+	free(k->left_cost);
+	k->left_cost = NULL;
 	if (count_over(k, a) < 0)
 		tierd_log(k->log, TIERD_LOG_ERR, "out of memory counting over-budget ticks");
 	reaped = tierd_kernel_worker_reap(&k->reclaim_worker, &ran_usec);
@@ -274,12 +318,23 @@ static void apply(void *data, const struct tierd_actuation *a)
 		}
 		for (size_t i = 0; i < a->plan->nr_actions && nr < TIERD_ACTUATOR_MAX_SPANS; i++) {
 			const struct tierd_action *act = &a->plan->actions[i];
+			struct tierd_action part = *act;
+			uint64_t cost = tierd_action_cost(act), room;
+			size_t t = tierd_min_u64(act->from_tier, TIERD_MAX_TIERS - 1);
 			int r;
 
 			/* Sampled pages: move_pages's, below. */
 			if (tierd_action_is_sampled(act))
 				continue;
-			r = tierd_damos_spans_after(act, in->cgroups[act->cgroup].hot, spans, nr,
+			room = cap > used[t] ? tierd_page_down(cap - used[t]) : 0;
+			if (cost > room && leave(k, a->plan->nr_actions, i, cost - room)) {
+				if (!room)
+					continue;
+				part = cut(act, room);
+				cost = room;
+			}
+			used[t] += cost;
+			r = tierd_damos_spans_after(&part, in->cgroups[act->cgroup].hot, spans, nr,
 						    spans + nr, TIERD_ACTUATOR_MAX_SPANS - nr);
 			if (r == -E2BIG)
 				nr = TIERD_ACTUATOR_MAX_SPANS;
@@ -309,6 +364,7 @@ const struct tierd_actuator_ops tierd_kernel_actuator_ops = {
 
 int tierd_kernel_actuator_start(struct tierd_kernel_actuator *k)
 {
+	k->paced = true;
 	return tierd_kernel_worker_start(&k->reclaim_worker);
 }
 
@@ -324,4 +380,6 @@ void tierd_kernel_actuator_free(struct tierd_kernel_actuator *k)
 	free(k->over);
 	k->over = NULL;
 	k->nr_over = 0;
+	free(k->left_cost);
+	k->left_cost = NULL;
 }

@@ -30,6 +30,17 @@
 /* Spans handed to DAMON per tick; the rest waits for the next tick. */
 #define TIERD_ACTUATOR_MAX_SPANS 4096
 
+/* DAMOS pacing: the bytes of migrations one kdamond is handed per tick,
+ * what the global migration budget refills in a tick (80 MiB at the
+ * default 800 MiB per 10 s and 1 s ticks), at least a page. A kdamond
+ * migrating answers DAMON's sysfs commands only when it is done, and every
+ * tier's reading waits for it: the budget's bucket may hold a period's
+ * bytes, and handed at once in the VM's `contended` scenario they held tier
+ * 0's kdamond about 5 s under TCG while the hot tenant's promotion from
+ * tier 3 waited (docs/design.md, "DAMOS pacing"). What is left costs no
+ * budget and comes back with a later tick's plan. */
+uint64_t tierd_damos_tick_bytes(const struct tierd_migration_budget *global, uint64_t tick_usec);
+
 /* How memory.reclaim last went for a cgroup: logged when it changes, so a
  * cgroup reclaimed tick after tick (degraded mode) is one line, not one a
  * tick. */
@@ -59,6 +70,12 @@ struct tierd_kernel_actuator {
 	uint64_t wait_usec;        /* the last apply's kernel calls on the tick */
 	bool damon_skipped;        /* the last apply's DAMON schemes not committed */
 	bool sampled_skipped;      /* the last apply's sampled promotions not started */
+	/* DAMOS pacing, on once started (not with --once, where nothing
+	 * waits on a reading): per action of the last apply, the cost it
+	 * left for a later tick (NULL: none left); bytes left since start. */
+	bool paced;
+	uint64_t *left_cost;
+	uint64_t paced_bytes;
 	size_t nr_over;
 	struct tierd_over_count *over;
 	/* memory.reclaim: without a started worker (--once, unit tests) a
@@ -70,7 +87,7 @@ struct tierd_kernel_actuator {
 
 extern const struct tierd_actuator_ops tierd_kernel_actuator_ops;
 
-/* Starts memory.reclaim's worker; until then (or when it fails: returns
+/* Starts memory.reclaim's worker and the DAMOS pacing; until then (or when it fails: returns
  * -errno) reclaims run on the tick. */
 int tierd_kernel_actuator_start(struct tierd_kernel_actuator *k);
 

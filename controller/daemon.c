@@ -457,13 +457,18 @@ static void act(struct tierd_daemon *d, struct tick *tk)
 				      .tick_usec = d->cfg.tick_usec };
 	d->actuator->apply(d->actuator_data, &a);
 	/* What a busy worker could not take (DAMON's, or the last
-	 * move_pages batch still running) costs no budget. */
-	if (!d->opts.dry_run && (d->kernel.damon_skipped || d->kernel.sampled_skipped))
+	 * move_pages batch still running), and what DAMOS pacing left for a
+	 * later tick, cost no budget. */
+	if (!d->opts.dry_run && (d->kernel.damon_skipped || d->kernel.sampled_skipped ||
+				 d->kernel.left_cost))
 		for (size_t i = 0; i < tk->plan.nr_actions; i++) {
-			bool sampled = tierd_action_is_sampled(&tk->plan.actions[i]);
+			const struct tierd_action *act = &tk->plan.actions[i];
+			bool sampled = tierd_action_is_sampled(act);
 
 			if (sampled ? d->kernel.sampled_skipped : d->kernel.damon_skipped)
-				tierd_engine_refund(d->engine, &tk->in, &tk->plan.actions[i]);
+				tierd_engine_refund(d->engine, &tk->in, act, tierd_action_cost(act));
+			else if (!sampled && d->kernel.left_cost && d->kernel.left_cost[i])
+				tierd_engine_refund(d->engine, &tk->in, act, d->kernel.left_cost[i]);
 		}
 	/* A dry run's actuator records; it calls no kernel. */
 	if (!d->opts.dry_run)
@@ -485,6 +490,7 @@ static void publish(struct tierd_daemon *d, struct tick *tk)
 	rep->backend.act_wait_max_usec = d->act_wait_max_usec;
 	rep->backend.late_readings = d->damon_async.late_collects;
 	rep->backend.skipped_commits = d->damon_async.skipped_applies;
+	rep->backend.paced_bytes = d->kernel.paced_bytes;
 	rep->reclaim = d->kernel.reclaim_stats;
 	rep->bpf = d->bpf.state;
 	for (size_t c = 0; c < rep->nr_cgroups; c++)

@@ -338,6 +338,9 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	header(o, "tierd_damon_skipped_commits_total", "counter",
 	       "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.");
 	emit(o, "tierd_damon_skipped_commits_total %llu\n", (unsigned long long)b->skipped_commits);
+	header(o, "tierd_damos_paced_bytes_total", "counter",
+	       "Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.");
+	emit(o, "tierd_damos_paced_bytes_total %llu\n", (unsigned long long)b->paced_bytes);
 }
 
 static void reclaim_metrics(struct out *o, const struct tierd_reclaim_stats *r)

@@ -758,9 +758,8 @@ out:
 }
 
 void tierd_engine_refund(struct tierd_engine *e, const struct tierd_engine_input *in,
-			 const struct tierd_action *a)
+			 const struct tierd_action *a, uint64_t cost)
 {
-	uint64_t cost = tierd_action_cost(a);
 	const struct tierd_engine_cgroup *cg = a->cgroup < in->nr_cgroups ? &in->cgroups[a->cgroup]
 									   : NULL;
 	struct cgroup_state *s = cg ? find_state(e, cg->obs->id) : NULL;

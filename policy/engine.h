@@ -157,12 +157,13 @@ int tierd_engine_plan(struct tierd_engine *e, const struct tierd_engine_input *i
 		      struct tierd_plan *out);
 void tierd_plan_free(struct tierd_plan *plan);
 
-/* Gives back to the global budget and the cgroup's what action a of the
- * plan made for in cost: an actuator could not carry it out (DAMON's
- * worker still busy), so that a tick that moved nothing spent nothing.
- * Within the same tick as the plan. */
+/* Gives back to the global budget and the cgroup's `cost` bytes of what
+ * action a of the plan made for in cost (tierd_action_cost(a) for all of
+ * it): an actuator could not carry it out (DAMON's worker still busy, or
+ * DAMOS pacing left part of it), so that a tick that moved nothing spent
+ * nothing. Within the same tick as the plan. */
 void tierd_engine_refund(struct tierd_engine *e, const struct tierd_engine_input *in,
-			 const struct tierd_action *a);
+			 const struct tierd_action *a, uint64_t cost);
 
 /* Per-tier sampling intervals the cgroup's strategy asks for (usec, 0 = no
  * preference); all 0 for a cgroup the engine has not planned for yet. */

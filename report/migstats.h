@@ -67,6 +67,9 @@ struct tierd_backend_state {
 	/* DAMON's worker (controller/damon_async.h): readings not ended by the
 	 * tick's deadline, and plans not committed while it was busy. */
 	uint64_t late_readings, skipped_commits;
+	/* Bytes of DAMOS migrations the actuator's pacing left for later
+	 * ticks (controller/actuator_kernel.h). */
+	uint64_t paced_bytes;
 };
 
 /* memory.reclaim's jobs on their worker (controller/reclaim_job.h). */

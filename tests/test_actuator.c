@@ -21,6 +21,7 @@
 #include "../controller/fsread.h"
 #include "../controller/hotness_read.h"
 #include "../controller/topology_read.h"
+#include "../policy/units.h"
 #include "../policy/util.h"
 #include "check.h"
 #include "log_capture.h"
@@ -563,6 +564,73 @@ static void test_damos_from_plan(void)
 	rig_free(r);
 }
 
+/* DAMOS pacing: a kdamond is handed at most what the global budget refills
+ * in a tick (64M here), in the plan's order. db's 192M demotion is cut to
+ * 64M (the unaccessed region, whole), its 64M demotion left entire, and
+ * nginx's promotion, on tier 2's kdamond, goes whole; the costs left are
+ * recorded for the daemon's refund. A promotion over the cap is cut from
+ * its start. */
+static void test_damos_paced(void)
+{
+	static const struct tierd_region db_regions[] = {
+		{ .start = 256 * MIB, .end = 320 * MIB, .tier = 0, .nr_accesses = 0, .age = 5 },
+		{ .start = 512 * MIB, .end = 768 * MIB, .tier = 0, .nr_accesses = 2, .age = 1 },
+	};
+	struct tierd_hotness db_hot = { .nr_regions = TIERD_ARRAY_SIZE(db_regions),
+					.regions = db_regions };
+	const struct tierd_damon_ctx_spec *c0, *c2;
+	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
+
+	CHECK_EQ_U64(tierd_damos_tick_bytes(&(struct tierd_migration_budget){
+						    .bytes = 800 * MIB, .period_usec = 10 * TIERD_USEC_PER_SEC },
+					    TIERD_USEC_PER_SEC),
+		     80 * MIB);
+	CHECK_EQ_U64(tierd_damos_tick_bytes(&(struct tierd_migration_budget){
+						    .bytes = 100, .period_usec = TIERD_USEC_PER_SEC },
+					    TIERD_USEC_PER_SEC),
+		     TIERD_PAGE_BYTES);
+	rig_backend(r);
+	r->k.paced = true;
+	r->in.global_budget = (struct tierd_migration_budget){ .bytes = 64 * MIB,
+							       .period_usec = RIG_TICK_USEC };
+	r->cg[0].hot = &db_hot;
+	r->actions[0] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 3, 192 * MIB);
+	r->actions[1] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 2, 64 * MIB);
+	r->actions[2] = (struct tierd_action){
+		.kind = TIERD_ACTION_MIGRATE, .reason = TIERD_REASON_TARGETED_PROMOTION,
+		.cgroup = 1, .from_tier = 2, .to_tier = 0,
+		.start = 2 * GIB + 16 * MIB, .end = 2 * GIB + 32 * MIB, .bytes = 16 * MIB };
+	r->plan.nr_actions = 3;
+	apply(r);
+	c0 = &r->damon.spec->contexts[0];
+	c2 = &r->damon.spec->contexts[2];
+	CHECK_EQ_INT(c0->nr_schemes, 2);
+	CHECK_EQ_INT(c0->schemes[1].target_nid, 3);
+	CHECK_EQ_U64(c0->schemes[1].addr_start, 256 * MIB);
+	CHECK_EQ_U64(c0->schemes[1].addr_end, 320 * MIB);
+	CHECK_EQ_INT(c2->nr_schemes, 2);
+	CHECK_EQ_U64(c2->schemes[1].addr_end, 2 * GIB + 32 * MIB);
+	CHECK(r->k.left_cost != NULL);
+	if (r->k.left_cost) {
+		CHECK_EQ_U64(r->k.left_cost[0], 128 * MIB);
+		CHECK_EQ_U64(r->k.left_cost[1], 64 * MIB);
+		CHECK_EQ_U64(r->k.left_cost[2], 0);
+	}
+	CHECK_EQ_U64(r->k.paced_bytes, 192 * MIB);
+	/* 8M a tick: the promotion keeps its first 8M. */
+	r->in.global_budget.bytes = 8 * MIB;
+	r->actions[0] = r->actions[2];
+	r->plan.nr_actions = 1;
+	apply(r);
+	c2 = &r->damon.spec->contexts[2];
+	CHECK_EQ_INT(c2->nr_schemes, 2);
+	CHECK_EQ_U64(c2->schemes[1].addr_start, 2 * GIB + 16 * MIB);
+	CHECK_EQ_U64(c2->schemes[1].addr_end, 2 * GIB + 24 * MIB);
+	CHECK(r->k.left_cost && r->k.left_cost[0] == 8 * MIB);
+	CHECK_EQ_U64(r->k.paced_bytes, 200 * MIB);
+	rig_free(r);
+}
+
 /* Owners of PFNs 0-47 (see test_hotness_build). */
 #define INO_A 1001
 #define INO_B 2002
@@ -788,6 +856,7 @@ int main(void)
 	test_reclaim_on_worker();
 	test_sampled_skipped();
 	test_damos_from_plan();
+	test_damos_paced();
 	test_hotness_build();
 	test_hotness_refresh();
 	tmptree_rm(root, "");

@@ -373,7 +373,7 @@ static void test_engine(void)
 	in = engine_input(&topo, cg, 3, 1000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	CHECK_EQ_INT(plan.nr_actions, 1);
-	tierd_engine_refund(e, &in, &plan.actions[0]);
+	tierd_engine_refund(e, &in, &plan.actions[0], tierd_action_cost(&plan.actions[0]));
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 2000, 50 * MIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
@@ -385,7 +385,7 @@ static void test_engine(void)
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);
 	for (size_t i = 0; i < plan.nr_actions; i++)
 		if (plan.actions[i].cgroup == 1)
-			tierd_engine_refund(e, &in, &plan.actions[i]);
+			tierd_engine_refund(e, &in, &plan.actions[i], tierd_action_cost(&plan.actions[i]));
 	tierd_plan_free(&plan);
 	in = engine_input(&topo, cg, 3, 5000000 + TIERD_USEC_PER_SEC / 2, 1 * GIB);
 	CHECK_EQ_INT(tierd_engine_plan(e, &in, &plan), 0);

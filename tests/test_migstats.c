@@ -598,6 +598,7 @@ static void test_bpf_metrics(void)
 	rep.cgroups = cgroups;
 	rep.bpf.mode = TIERD_BPF_RUNNING;
 	rep.bpf.samples_read = 1002;
+	rep.backend.paced_bytes = 12345;
 	rep.bpf.samples_lost = 6;
 	rep.bpf.unmanaged_faults = 77;
 	rep.bpf.no_addr = 9;
@@ -634,6 +635,9 @@ static void test_bpf_metrics(void)
 		"# HELP tierd_damon_skipped_commits_total Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.\n"
 		"# TYPE tierd_damon_skipped_commits_total counter\n"
 		"tierd_damon_skipped_commits_total 0\n"
+		"# HELP tierd_damos_paced_bytes_total Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.\n"
+		"# TYPE tierd_damos_paced_bytes_total counter\n"
+		"tierd_damos_paced_bytes_total 12345\n"
 		"# HELP tierd_reclaim_jobs_total memory.reclaim jobs run off the tick's thread and ended.\n"
 		"# TYPE tierd_reclaim_jobs_total counter\n"
 		"tierd_reclaim_jobs_total 9\n"
