@@ -59,6 +59,13 @@ static void header(struct out *o, const char *name, const char *type, const char
 	emit(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A counter without labels: its header and its one sample. */
+static void counter(struct out *o, const char *name, const char *help, uint64_t value)
+{
+	header(o, name, "counter", help);
+	emit(o, "%s %llu\n", name, (unsigned long long)value);
+}
+
 /* Label values escape backslash, double quote and newline: at most twice
  * as long. Returns the end of what was written, NUL included. */
 static char *escape(const char *in, char *out)
@@ -317,9 +324,9 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 		emit(o, "tierd_damon_mode{mode=\"%s\"} %d\n", name, m == b->damon ? 1 : 0);
 	header(o, "tierd_damon_kdamonds", "gauge", "tierd's kdamonds running.");
 	emit(o, "tierd_damon_kdamonds %zu\n", b->nr_kdamonds);
-	header(o, "tierd_damon_kdamond_restarts_total", "counter",
-	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.");
-	emit(o, "tierd_damon_kdamond_restarts_total %llu\n", (unsigned long long)b->kdamond_restarts);
+	counter(o, "tierd_damon_kdamond_restarts_total",
+	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.",
+	       b->kdamond_restarts);
 	header(o, "tierd_tick_kernel_wait_seconds", "gauge",
 	       "How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (handing its moves to the workers; memory.reclaim too where it has none: --once).");
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"sense\"} %.6f\n",
@@ -332,28 +339,28 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	     (double)b->sense_wait_max_usec / TIERD_USEC_PER_SEC);
 	emit(o, "tierd_tick_kernel_wait_max_seconds{step=\"act\"} %.6f\n",
 	     (double)b->act_wait_max_usec / TIERD_USEC_PER_SEC);
-	header(o, "tierd_damon_late_readings_total", "counter",
-	       "Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.");
-	emit(o, "tierd_damon_late_readings_total %llu\n", (unsigned long long)b->late_readings);
-	header(o, "tierd_damon_skipped_commits_total", "counter",
-	       "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.");
-	emit(o, "tierd_damon_skipped_commits_total %llu\n", (unsigned long long)b->skipped_commits);
-	header(o, "tierd_damos_paced_bytes_total", "counter",
-	       "Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.");
-	emit(o, "tierd_damos_paced_bytes_total %llu\n", (unsigned long long)b->paced_bytes);
+	counter(o, "tierd_damon_late_readings_total",
+	       "Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.",
+	       b->late_readings);
+	counter(o, "tierd_damon_skipped_commits_total",
+	       "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.",
+	       b->skipped_commits);
+	counter(o, "tierd_damos_paced_bytes_total",
+	       "Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.",
+	       b->paced_bytes);
 }
 
 static void reclaim_metrics(struct out *o, const struct tierd_reclaim_stats *r)
 {
-	header(o, "tierd_reclaim_jobs_total", "counter",
-	       "memory.reclaim jobs run off the tick's thread and ended.");
-	emit(o, "tierd_reclaim_jobs_total %llu\n", (unsigned long long)r->jobs);
-	header(o, "tierd_reclaim_busy_ticks_total", "counter",
-	       "Ticks whose memory.reclaim waited: the last job still ran.");
-	emit(o, "tierd_reclaim_busy_ticks_total %llu\n", (unsigned long long)r->busy_ticks);
-	header(o, "tierd_reclaim_deadline_hits_total", "counter",
-	       "Jobs that left cgroups at their deadline (half the tick interval) for a later tick.");
-	emit(o, "tierd_reclaim_deadline_hits_total %llu\n", (unsigned long long)r->deadline_hits);
+	counter(o, "tierd_reclaim_jobs_total",
+	       "memory.reclaim jobs run off the tick's thread and ended.",
+	       r->jobs);
+	counter(o, "tierd_reclaim_busy_ticks_total",
+	       "Ticks whose memory.reclaim waited: the last job still ran.",
+	       r->busy_ticks);
+	counter(o, "tierd_reclaim_deadline_hits_total",
+	       "Jobs that left cgroups at their deadline (half the tick interval) for a later tick.",
+	       r->deadline_hits);
 	header(o, "tierd_reclaim_job_seconds", "gauge", "How long the last job ran.");
 	emit(o, "tierd_reclaim_job_seconds %.6f\n", (double)r->last_usec / TIERD_USEC_PER_SEC);
 	header(o, "tierd_reclaim_job_max_seconds", "gauge", "The longest job since start.");
@@ -424,21 +431,21 @@ static void bpf_metrics(struct out *o, const struct tierd_report *rep, const str
 			   "Hint faults the cgroup's in-kernel token bucket kept from tierd, by tier.");
 	header(o, "tierd_bpf_samples_read_total", "counter", "Ring-buffer records tierd consumed.");
 	emit(o, "tierd_bpf_samples_read_total %llu\n", (unsigned long long)b->samples_read);
-	header(o, "tierd_bpf_samples_lost_total", "counter",
-	       "Ring-buffer records consumed but not kept: the tick's sample buffer was full.");
-	emit(o, "tierd_bpf_samples_lost_total %llu\n", (unsigned long long)b->samples_lost);
-	header(o, "tierd_bpf_unmanaged_faults_total", "counter",
-	       "Hint faults of cgroups tierd does not manage.");
-	emit(o, "tierd_bpf_unmanaged_faults_total %llu\n", (unsigned long long)b->unmanaged_faults);
+	counter(o, "tierd_bpf_samples_lost_total",
+	       "Ring-buffer records consumed but not kept: the tick's sample buffer was full.",
+	       b->samples_lost);
+	counter(o, "tierd_bpf_unmanaged_faults_total",
+	       "Hint faults of cgroups tierd does not manage.",
+	       b->unmanaged_faults);
 	header(o, "tierd_sample_promotions_pages_total", "counter",
 	       "Sampled pages tierd asked move_pages(2) to promote, by target tier: tried, moved (succeeded) and not moved (failed).");
 	for (size_t t = 0; t < rep->topo.nr_tiers; t++)
 		for (size_t r = 0; r < TIERD_ARRAY_SIZE(results); r++)
 			emit(o, "tierd_sample_promotions_pages_total{target_tier=\"%zu\",result=\"%s\"} %llu\n",
 			     t, results[r], (unsigned long long)by_result[r][t]);
-	header(o, "tierd_sample_promote_batches_total", "counter",
-	       "move_pages(2) batches of sampled promotions run off the tick's thread.");
-	emit(o, "tierd_sample_promote_batches_total %llu\n", (unsigned long long)b->promote_batches);
+	counter(o, "tierd_sample_promote_batches_total",
+	       "move_pages(2) batches of sampled promotions run off the tick's thread.",
+	       b->promote_batches);
 	header(o, "tierd_sample_promote_busy_ticks_total", "counter",
 	       "Ticks whose sampled promotions waited: the last batch still ran.");
 	emit(o, "tierd_sample_promote_busy_ticks_total %llu\n",
