@@ -325,8 +325,8 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	header(o, "tierd_damon_kdamonds", "gauge", "tierd's kdamonds running.");
 	emit(o, "tierd_damon_kdamonds %zu\n", b->nr_kdamonds);
 	counter(o, "tierd_damon_kdamond_restarts_total",
-	       "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.",
-	       b->kdamond_restarts);
+	        "Restarts of tierd's kdamonds: found stopped behind its back, or after a rejected commit.",
+	        b->kdamond_restarts);
 	header(o, "tierd_tick_kernel_wait_seconds", "gauge",
 	       "How long the last tick waited on the kernel: sense (for DAMON's reading, at most half the tick interval), act (handing its moves to the workers; memory.reclaim too where it has none: --once).");
 	emit(o, "tierd_tick_kernel_wait_seconds{step=\"sense\"} %.6f\n",
@@ -340,27 +340,27 @@ static void backend_metrics(struct out *o, const struct tierd_backend_state *b)
 	emit(o, "tierd_tick_kernel_wait_max_seconds{step=\"act\"} %.6f\n",
 	     (double)b->act_wait_max_usec / TIERD_USEC_PER_SEC);
 	counter(o, "tierd_damon_late_readings_total",
-	       "Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.",
-	       b->late_readings);
+	        "Ticks whose DAMON reading had not ended by the deadline (half the tick interval): the tick planned from the last reading again.",
+	        b->late_readings);
 	counter(o, "tierd_damon_skipped_commits_total",
-	       "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.",
-	       b->skipped_commits);
+	        "Plans whose DAMON schemes were not committed: DAMON's worker was still busy; their moves cost no budget.",
+	        b->skipped_commits);
 	counter(o, "tierd_damos_paced_bytes_total",
-	       "Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.",
-	       b->paced_bytes);
+	        "Bytes of planned DAMOS migrations left for a later tick: a kdamond is handed at most what the global migration budget refills in a tick; they cost no budget.",
+	        b->paced_bytes);
 }
 
 static void reclaim_metrics(struct out *o, const struct tierd_reclaim_stats *r)
 {
 	counter(o, "tierd_reclaim_jobs_total",
-	       "memory.reclaim jobs run off the tick's thread and ended.",
-	       r->jobs);
+	        "memory.reclaim jobs run off the tick's thread and ended.",
+	        r->jobs);
 	counter(o, "tierd_reclaim_busy_ticks_total",
-	       "Ticks whose memory.reclaim waited: the last job still ran.",
-	       r->busy_ticks);
+	        "Ticks whose memory.reclaim waited: the last job still ran.",
+	        r->busy_ticks);
 	counter(o, "tierd_reclaim_deadline_hits_total",
-	       "Jobs that left cgroups at their deadline (half the tick interval) for a later tick.",
-	       r->deadline_hits);
+	        "Jobs that left cgroups at their deadline (half the tick interval) for a later tick.",
+	        r->deadline_hits);
 	header(o, "tierd_reclaim_job_seconds", "gauge", "How long the last job ran.");
 	emit(o, "tierd_reclaim_job_seconds %.6f\n", (double)r->last_usec / TIERD_USEC_PER_SEC);
 	header(o, "tierd_reclaim_job_max_seconds", "gauge", "The longest job since start.");
@@ -429,14 +429,15 @@ static void bpf_metrics(struct out *o, const struct tierd_report *rep, const str
 			   "Hint faults the BPF sampler passed to tierd through its ring buffer, by tier.");
 	bpf_cgroup_counter(o, rep, l, BPF_DROPS, "tierd_bpf_dropped_total",
 			   "Hint faults the cgroup's in-kernel token bucket kept from tierd, by tier.");
-	header(o, "tierd_bpf_samples_read_total", "counter", "Ring-buffer records tierd consumed.");
-	emit(o, "tierd_bpf_samples_read_total %llu\n", (unsigned long long)b->samples_read);
+	counter(o, "tierd_bpf_samples_read_total",
+	        "Ring-buffer records tierd consumed.",
+	        b->samples_read);
 	counter(o, "tierd_bpf_samples_lost_total",
-	       "Ring-buffer records consumed but not kept: the tick's sample buffer was full.",
-	       b->samples_lost);
+	        "Ring-buffer records consumed but not kept: the tick's sample buffer was full.",
+	        b->samples_lost);
 	counter(o, "tierd_bpf_unmanaged_faults_total",
-	       "Hint faults of cgroups tierd does not manage.",
-	       b->unmanaged_faults);
+	        "Hint faults of cgroups tierd does not manage.",
+	        b->unmanaged_faults);
 	header(o, "tierd_sample_promotions_pages_total", "counter",
 	       "Sampled pages tierd asked move_pages(2) to promote, by target tier: tried, moved (succeeded) and not moved (failed).");
 	for (size_t t = 0; t < rep->topo.nr_tiers; t++)
@@ -444,16 +445,14 @@ static void bpf_metrics(struct out *o, const struct tierd_report *rep, const str
 			emit(o, "tierd_sample_promotions_pages_total{target_tier=\"%zu\",result=\"%s\"} %llu\n",
 			     t, results[r], (unsigned long long)by_result[r][t]);
 	counter(o, "tierd_sample_promote_batches_total",
-	       "move_pages(2) batches of sampled promotions run off the tick's thread.",
-	       b->promote_batches);
-	header(o, "tierd_sample_promote_busy_ticks_total", "counter",
-	       "Ticks whose sampled promotions waited: the last batch still ran.");
-	emit(o, "tierd_sample_promote_busy_ticks_total %llu\n",
-	     (unsigned long long)b->promote_busy_ticks);
-	header(o, "tierd_sample_promote_deadline_hits_total", "counter",
-	       "Batches stopped at their deadline (half the tick interval); the rest waits for the next.");
-	emit(o, "tierd_sample_promote_deadline_hits_total %llu\n",
-	     (unsigned long long)b->promote_deadline_hits);
+	        "move_pages(2) batches of sampled promotions run off the tick's thread.",
+	        b->promote_batches);
+	counter(o, "tierd_sample_promote_busy_ticks_total",
+	        "Ticks whose sampled promotions waited: the last batch still ran.",
+	        b->promote_busy_ticks);
+	counter(o, "tierd_sample_promote_deadline_hits_total",
+	        "Batches stopped at their deadline (half the tick interval); the rest waits for the next.",
+	        b->promote_deadline_hits);
 	header(o, "tierd_sample_promote_batch_seconds", "gauge", "How long the last batch ran.");
 	emit(o, "tierd_sample_promote_batch_seconds %.6f\n",
 	     (double)b->promote_last_usec / TIERD_USEC_PER_SEC);
@@ -493,12 +492,12 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	emit(&o, "tierd_plan_demote_bytes %llu\n", (unsigned long long)demote);
 	header(&o, "tierd_plan_promote_bytes", "gauge", "Bytes this tick's plan moves to faster tiers.");
 	emit(&o, "tierd_plan_promote_bytes %llu\n", (unsigned long long)promote);
-	header(&o, "tierd_dry_run_actions_total", "counter",
-	       "Planned actions recorded instead of carried out (dry run).");
-	emit(&o, "tierd_dry_run_actions_total %llu\n", (unsigned long long)in->planned_actions_total);
-	header(&o, "tierd_dry_run_bytes_total", "counter",
-	       "Bytes of planned actions recorded instead of carried out (dry run).");
-	emit(&o, "tierd_dry_run_bytes_total %llu\n", (unsigned long long)in->planned_bytes_total);
+	counter(&o, "tierd_dry_run_actions_total",
+	         "Planned actions recorded instead of carried out (dry run).",
+	         in->planned_actions_total);
+	counter(&o, "tierd_dry_run_bytes_total",
+	         "Bytes of planned actions recorded instead of carried out (dry run).",
+	         in->planned_bytes_total);
 	header(&o, "tierd_dry_run", "gauge", "1 when tierd only records what it would do.");
 	emit(&o, "tierd_dry_run %d\n", rep->dry_run ? 1 : 0);
 	migration_metrics(&o, rep);
@@ -507,10 +506,9 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	bpf_metrics(&o, rep, &labels);
 	header(&o, "tierd_policies_loaded", "gauge", "Policies in force.");
 	emit(&o, "tierd_policies_loaded %zu\n", in->nr_policies);
-	header(&o, "tierd_policy_load_errors_total", "counter",
-	       "Policy or configuration loads refused (the last good set stayed in force).");
-	emit(&o, "tierd_policy_load_errors_total %llu\n",
-	     (unsigned long long)in->policy_load_errors_total);
+	counter(&o, "tierd_policy_load_errors_total",
+	         "Policy or configuration loads refused (the last good set stayed in force).",
+	         in->policy_load_errors_total);
 	header(&o, "tierd_last_reload_success_timestamp_seconds", "gauge",
 	       "When policies were last loaded successfully (Unix time).");
 	emit(&o, "tierd_last_reload_success_timestamp_seconds %.3f\n",
@@ -518,11 +516,12 @@ int tierd_metrics_format(const struct tierd_metrics_input *in, char **ret_text)
 	header(&o, "tierd_tick_duration_seconds", "gauge", "How long the last tick took.");
 	emit(&o, "tierd_tick_duration_seconds %.6f\n",
 	     (double)in->tick_duration_usec / TIERD_USEC_PER_SEC);
-	header(&o, "tierd_ticks_total", "counter", "Ticks run since start.");
-	emit(&o, "tierd_ticks_total %llu\n", (unsigned long long)in->ticks_total);
-	header(&o, "tierd_tick_overruns_total", "counter",
-	       "Tick slots skipped because the tick before ran past them (ticks keep a fixed rate).");
-	emit(&o, "tierd_tick_overruns_total %llu\n", (unsigned long long)in->tick_overruns_total);
+	counter(&o, "tierd_ticks_total",
+	         "Ticks run since start.",
+	         in->ticks_total);
+	counter(&o, "tierd_tick_overruns_total",
+	         "Tick slots skipped because the tick before ran past them (ticks keep a fixed rate).",
+	         in->tick_overruns_total);
 	kernel_migration_metrics(&o, &rep->bpf);
 	/* Always 1: tierd removes the file when it stops (tierctl cleanup
 	 * after a crash), so absent(tierd_up) is the alert for a tierd down. */
