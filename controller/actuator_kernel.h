@@ -87,8 +87,8 @@ struct tierd_kernel_actuator {
 
 extern const struct tierd_actuator_ops tierd_kernel_actuator_ops;
 
-/* Starts memory.reclaim's worker and the DAMOS pacing; until then (or when it fails: returns
- * -errno) reclaims run on the tick. */
+/* Starts memory.reclaim's worker and the DAMOS pacing; until then (or
+ * when it fails: returns -errno) reclaims run on the tick. */
 int tierd_kernel_actuator_start(struct tierd_kernel_actuator *k);
 
 /* Waits for a reclaim under way and accounts it, ends its worker, frees

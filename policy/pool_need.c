@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "pool_need.h"
+#include "util.h"
 
 static int cmp_start(const void *a, const void *b)
 {
@@ -59,10 +60,7 @@ static uint64_t in_footprint(const struct tierd_need_round *fp, size_t *f, uint6
 	while (*f < fp->nr && fp->spans[*f].end <= start)
 		(*f)++;
 	for (size_t k = *f; k < fp->nr && fp->spans[k].start < end; k++) {
-		uint64_t lo = fp->spans[k].start > start ? fp->spans[k].start : start;
-		uint64_t hi = fp->spans[k].end < end ? fp->spans[k].end : end;
-
-		bytes += hi - lo;
+		bytes += tierd_min_u64(fp->spans[k].end, end) - tierd_max_u64(fp->spans[k].start, start);
 	}
 	return bytes;
 }
@@ -85,7 +83,7 @@ static uint64_t union_bytes(const struct tierd_pool_need *n)
 		const struct tierd_need_span *low = &heap[0].round->spans[heap[0].at];
 
 		if (low->end > end) {
-			bytes += in_footprint(&n->footprint, &f, low->start > end ? low->start : end,
+			bytes += in_footprint(&n->footprint, &f, tierd_max_u64(low->start, end),
 					      low->end);
 			end = low->end;
 		}
