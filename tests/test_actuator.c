@@ -483,24 +483,18 @@ static bool overlaps(const struct tierd_damon_scheme_spec *a,
 	return a->addr_start < b->addr_end && b->addr_start < a->addr_end;
 }
 
-/* The plan becomes DAMOS schemes in the backend's spec: db's budget
- * demotion out of tier 0 aims at its coldest regions, nginx's promotion
- * at its range. db's 256M go 192M to tier 3 and 64M to tier 2: the two
- * actions must aim at different pages, or the second moves nothing (the
- * first scheme has moved its pages by the time the second applies). */
-static void test_damos_from_plan(void)
-{
-	static const struct tierd_region db_regions[] = {
-		{ .start = 256 * MIB, .end = 320 * MIB, .tier = 0, .nr_accesses = 0, .age = 5 },
-		{ .start = 512 * MIB, .end = 768 * MIB, .tier = 0, .nr_accesses = 2, .age = 1 },
-	};
-	struct tierd_hotness db_hot = { .nr_regions = TIERD_ARRAY_SIZE(db_regions),
-					.regions = db_regions };
-	const struct tierd_damon_ctx_spec *c0, *c2;
-	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
-	uint64_t to3 = 0, to2 = 0;
+/* db's regions in tier 0: an unaccessed 64M, an accessed 256M. */
+static const struct tierd_region db_regions[] = {
+	{ .start = 256 * MIB, .end = 320 * MIB, .tier = 0, .nr_accesses = 0, .age = 5 },
+	{ .start = 512 * MIB, .end = 768 * MIB, .tier = 0, .nr_accesses = 2, .age = 1 },
+};
+static const struct tierd_hotness db_hot = { .nr_regions = TIERD_ARRAY_SIZE(db_regions),
+					     .regions = db_regions };
 
-	rig_backend(r);
+/* The plan of the DAMOS tests: db demotes 192M to tier 3 and 64M to tier
+ * 2 (over its tier-0 max), nginx promotes 16M from tier 2. */
+static void damos_plan(struct rig *r)
+{
 	r->cg[0].hot = &db_hot;
 	r->actions[0] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 3, 192 * MIB);
 	r->actions[1] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 2, 64 * MIB);
@@ -509,6 +503,21 @@ static void test_damos_from_plan(void)
 		.cgroup = 1, .from_tier = 2, .to_tier = 0,
 		.start = 2 * GIB + 16 * MIB, .end = 2 * GIB + 32 * MIB, .bytes = 16 * MIB };
 	r->plan.nr_actions = 3;
+}
+
+/* The plan becomes DAMOS schemes in the backend's spec: db's budget
+ * demotion out of tier 0 aims at its coldest regions, nginx's promotion
+ * at its range. db's 256M go 192M to tier 3 and 64M to tier 2: the two
+ * actions must aim at different pages, or the second moves nothing (the
+ * first scheme has moved its pages by the time the second applies). */
+static void test_damos_from_plan(void)
+{
+	const struct tierd_damon_ctx_spec *c0, *c2;
+	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
+	uint64_t to3 = 0, to2 = 0;
+
+	rig_backend(r);
+	damos_plan(r);
 	apply(r);
 	c0 = &r->damon.spec->contexts[0];
 	c2 = &r->damon.spec->contexts[2];
@@ -572,12 +581,6 @@ static void test_damos_from_plan(void)
  * its start. */
 static void test_damos_paced(void)
 {
-	static const struct tierd_region db_regions[] = {
-		{ .start = 256 * MIB, .end = 320 * MIB, .tier = 0, .nr_accesses = 0, .age = 5 },
-		{ .start = 512 * MIB, .end = 768 * MIB, .tier = 0, .nr_accesses = 2, .age = 1 },
-	};
-	struct tierd_hotness db_hot = { .nr_regions = TIERD_ARRAY_SIZE(db_regions),
-					.regions = db_regions };
 	const struct tierd_damon_ctx_spec *c0, *c2;
 	struct rig *r = rig_new(TIERD_DAMON_RUNNING);
 
@@ -593,14 +596,7 @@ static void test_damos_paced(void)
 	r->k.paced = true;
 	r->in.global_budget = (struct tierd_migration_budget){ .bytes = 64 * MIB,
 							       .period_usec = RIG_TICK_USEC };
-	r->cg[0].hot = &db_hot;
-	r->actions[0] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 3, 192 * MIB);
-	r->actions[1] = demote(TIERD_REASON_OVER_TIER_MAX, 0, 0, 2, 64 * MIB);
-	r->actions[2] = (struct tierd_action){
-		.kind = TIERD_ACTION_MIGRATE, .reason = TIERD_REASON_TARGETED_PROMOTION,
-		.cgroup = 1, .from_tier = 2, .to_tier = 0,
-		.start = 2 * GIB + 16 * MIB, .end = 2 * GIB + 32 * MIB, .bytes = 16 * MIB };
-	r->plan.nr_actions = 3;
+	damos_plan(r);
 	apply(r);
 	c0 = &r->damon.spec->contexts[0];
 	c2 = &r->damon.spec->contexts[2];
