@@ -119,7 +119,8 @@ int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, siz
 
 /* Kernel reclaim's demotion: moves up to max_pages of space c's least
  * recently accessed pages on tier `from` to tier `to` (an exact LRU; the
- * kernel's active/inactive lists only approximate it). Pages it picks but
+ * kernel's multi-generational LRU only approximates it, bench/README.md
+ * Limits). Pages it picks but
  * cannot place because `to` is full are counted in *ret_failed. Returns 0 or
  * -ENOMEM. */
 int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
