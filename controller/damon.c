@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fd_util.h"
 #include "damon.h"
 #include "fsread.h"
@@ -19,8 +20,6 @@
 #include "../policy/util.h"
 
 #define NUM_MAX 32 /* a decimal uint64_t or int with its sign, and NUL */
-#define US_PER_SEC 1000000L
-#define NS_PER_US 1000L
 
 /* Where a series of writes goes, and where its error is told. */
 struct dio {
@@ -46,13 +45,10 @@ const char *tierd_damon_action_name(enum tierd_damon_action action)
  * busy DAMON sysfs (or an interrupt) and io allows another attempt. */
 static bool busy_again(const struct dio *io, int r, unsigned *attempt)
 {
-	struct timespec ts = { .tv_sec = TIERD_DAMON_BUSY_RETRY_US / US_PER_SEC,
-			       .tv_nsec = (TIERD_DAMON_BUSY_RETRY_US % US_PER_SEC) * NS_PER_US };
-
 	if ((r != -EBUSY && r != -EINTR) || *attempt >= io->busy_retries)
 		return false;
 	(*attempt)++;
-	nanosleep(&ts, NULL);
+	tierd_sleep_usec(TIERD_DAMON_BUSY_RETRY_US);
 	return true;
 }
 

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "move_pages.h"
 #include "../policy/util.h"
 
@@ -18,6 +19,14 @@
 /* Query mode takes no flags; moves take MPOL_MF_MOVE (not _ALL: shared
  * pages stay, and _ALL would need CAP_SYS_NICE). */
 #define QUERY_FLAGS 0
+/* A page the kernel is migrating when the re-check queries it (compaction
+ * on the target, after the move) reads -ENOENT (docs/kernel.md §5.1): such
+ * pages are queried again, up to this many times, after a pause that
+ * starts here and doubles. The kernel unmaps up to 512 pages of a batch
+ * before it copies them one by one (2 MiB, about 2 ms at 1 GB/s), so the
+ * last pause covers one such batch with room to spare. */
+#define SETTLE_QUERIES 3
+#define SETTLE_FIRST_PAUSE_USEC 1000
 
 static long kernel_move_pages(void *data, int pid, unsigned long count, void **pages,
 			      const int *nodes, int *status, int flags)
@@ -121,33 +130,57 @@ static bool failed_for_sure(int status)
 	return why == FAIL_UNMAPPED || why == FAIL_OTHER;
 }
 
+/* A re-check's answer that may be a page in migration (not present) or
+ * busy for a moment, as opposed to a page that stayed where it was. */
+static bool in_flight(int where)
+{
+	return where == -ENOENT || where == -EBUSY || where == -EAGAIN;
+}
+
 /* Queries the count pages left to re-check (m->pages, their move status in
  * m->status) and settles them: on the target they moved, else they failed,
- * for the reason the move gave or, unwritten, for unwritten_why. */
+ * for the reason the move gave or, unwritten, for unwritten_why. Pages that
+ * read in flight are queried again (SETTLE_QUERIES). The arrays are
+ * compacted in place as pages settle. */
 static int recheck(struct mover *m, size_t count, enum failure unwritten_why)
 {
+	uint64_t pause = SETTLE_FIRST_PAUSE_USEC;
 	enum failure why;
 	int r;
 
-	r = query(m, count, m->again);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < count; i++) {
-		if (m->again[i] == m->target) {
-			count_moved(m, m->source[i]);
-			continue;
+	for (int settle = 0;; settle++) {
+		size_t nr_left = 0;
+
+		r = query(m, count, m->again);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < count; i++) {
+			if (m->again[i] == m->target) {
+				count_moved(m, m->source[i]);
+				continue;
+			}
+			if (in_flight(m->again[i]) && settle < SETTLE_QUERIES) {
+				m->source[nr_left] = m->source[i];
+				m->status[nr_left] = m->status[i];
+				m->pages[nr_left++] = m->pages[i];
+				continue;
+			}
+			if (m->again[i] == -EFAULT)
+				why = FAIL_UNMAPPED;
+			else if (m->status[i] == STATUS_UNWRITTEN)
+				why = unwritten_why;
+			else if (m->status[i] == -ENOMEM)
+				why = FAIL_NOMEM;
+			else
+				why = FAIL_TRANSIENT;
+			count_failed(m, why, m->pages[i]);
 		}
-		if (m->again[i] == -EFAULT)
-			why = FAIL_UNMAPPED;
-		else if (m->status[i] == STATUS_UNWRITTEN)
-			why = unwritten_why;
-		else if (m->status[i] == -ENOMEM)
-			why = FAIL_NOMEM;
-		else
-			why = FAIL_TRANSIENT;
-		count_failed(m, why, m->pages[i]);
+		if (nr_left == 0)
+			return 0;
+		count = nr_left;
+		tierd_sleep_usec(pause);
+		pause *= 2;
 	}
-	return 0;
 }
 
 /* Moves what of addrs[0..count) is not on the target yet: query, move,

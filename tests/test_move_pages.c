@@ -35,6 +35,11 @@ struct fake {
 	unsigned fail_call;
 	long fail_ret;
 	size_t fail_moved, fail_written;
+	/* Pages [in_flight_first, +in_flight_n) read -ENOENT in
+	 * in_flight_queries queries from call in_flight_call on, as pages the
+	 * kernel is migrating do. */
+	unsigned in_flight_call, in_flight_queries;
+	size_t in_flight_first, in_flight_n;
 	/* What the module did. */
 	unsigned calls, queries, moves;
 	unsigned bad_args;      /* wrong pid, flags or node in a call */
@@ -133,8 +138,17 @@ static long fake_move_pages(void *data, int pid, unsigned long count, void **pag
 		f->queries++;
 		if (f->calls == f->fail_call)
 			return f->fail_ret;
-		for (unsigned long i = 0; i < count; i++)
-			status[i] = where(f, page_index(f, pages[i]));
+		bool flying = f->in_flight_queries && f->calls >= f->in_flight_call;
+
+		for (unsigned long i = 0; i < count; i++) {
+			size_t idx = page_index(f, pages[i]);
+
+			status[i] = flying && idx >= f->in_flight_first &&
+						    idx - f->in_flight_first < f->in_flight_n ?
+					    -ENOENT :
+					    where(f, idx);
+		}
+		f->in_flight_queries -= flying;
 		return 0;
 	}
 	f->moves++;
@@ -343,6 +357,60 @@ static void test_full_node(void)
 	fake_free(f);
 }
 
+/* The target fills up, and the kernel is migrating 7 of the 37 pages that
+ * moved (compaction on the target) when the module checks where they went:
+ * they read -ENOENT twice, and the module asks again until they settle on
+ * the target. A page still not present after SETTLE_QUERIES more queries
+ * counts as failed (the VM's movepages once found 31 "failed" pages on the
+ * target afterwards). */
+static void test_full_node_in_flight(void)
+{
+	struct fake *f = fake_new(100, 3);
+	struct run r;
+
+	f->fail_call = 2;
+	f->fail_ret = -ENOMEM;
+	f->fail_moved = 37;
+	f->in_flight_first = 30;
+	f->in_flight_n = 7;
+	/* The re-check is call 3 (the first query 1, the move 2). */
+	f->in_flight_call = 3;
+	f->in_flight_queries = 2;
+	run(f, 100, 1, &r);
+	CHECK_EQ_INT(r.ret, 0);
+	CHECK_EQ_U64(r.res.moved, 37);
+	CHECK_EQ_U64(r.res.failed_nomem, 63);
+	CHECK_EQ_INT(r.nr_retry, 63);
+	CHECK_EQ_U64(r.retry[0], page_addr(37));
+	/* The first query, the re-check, and two more for the 7 pages. */
+	CHECK_EQ_INT(f->queries, 4);
+	CHECK_EQ_U64(r.res.syscalls, 5);
+	CHECK_EQ_INT(f->last_move_count, 100);
+	free(r.retry);
+	fake_free(f);
+
+	/* In flight for longer than the module waits: counted as failed. */
+	f = fake_new(100, 3);
+	f->fail_call = 2;
+	f->fail_ret = -ENOMEM;
+	f->fail_moved = 37;
+	f->in_flight_first = 30;
+	f->in_flight_n = 7;
+	f->in_flight_call = 3;
+	f->in_flight_queries = 100;
+	run(f, 100, 1, &r);
+	CHECK_EQ_INT(r.ret, 0);
+	CHECK_EQ_U64(r.res.moved, 30);
+	CHECK_EQ_U64(r.res.failed_nomem, 70);
+	CHECK_EQ_INT(r.nr_retry, 70);
+	CHECK_EQ_U64(r.retry[63], page_addr(30));
+	CHECK_EQ_U64(r.retry[69], page_addr(36));
+	/* The first query, the re-check and SETTLE_QUERIES (3) more. */
+	CHECK_EQ_INT(f->queries, 5);
+	free(r.retry);
+	fake_free(f);
+}
+
 /* A failed migration batch: the call returns 8 (pages not migrated); of the
  * 20 pages, 12 moved, the statuses of the first 5 were written. */
 static void test_positive_return(void)
@@ -528,6 +596,7 @@ int main(void)
 	test_per_page_errors();
 	test_thp_busy_but_moved();
 	test_full_node();
+	test_full_node_in_flight();
 	test_positive_return();
 	test_whole_call_errors();
 	test_batches();

@@ -492,10 +492,9 @@ static void test_machine(void)
 		return;
 	s = &m->spaces[0];
 	/* First touch falls back by tier order. */
-	for (uint64_t p = 0; p < 5; p++) {
+	for (uint64_t p = 0; p < 5; p++)
 		CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[p]), p < 2 ? 0 : 1);
-		s->pages[p].last_usec = 100 - p; /* page 4 the least recently used */
-	}
+	s->pages[0].flags |= TIERSIM_PAGE_YOUNG;
 	CHECK_EQ_U64(m->used_pages[0], 2);
 	CHECK_EQ_U64(m->used_pages[1], 3);
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
@@ -503,7 +502,7 @@ static void test_machine(void)
 	CHECK_EQ_INT(tiersim_machine_move(m, 0, 4, 0), -ENOSPC);
 	CHECK_EQ_INT(tiersim_machine_move(m, 0, 0, 0), -EALREADY);
 	CHECK_EQ_INT(tiersim_machine_move(m, 0, 9, 0), -ENOENT);
-	/* LRU demotion takes the least recently used page of tier 0 (page 1). */
+	/* LRU demotion takes the page of tier 0 not accessed (page 1). */
 	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 1, &moved, &failed), 0);
 	CHECK_EQ_U64(moved, 1);
 	CHECK_EQ_U64(failed, 0);
@@ -524,6 +523,75 @@ static void test_machine(void)
 	s->pages[2].tier = 1;
 	m->used_pages[1]++;
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), -EUCLEAN);
+	tiersim_machine_free(m);
+}
+
+/* The multi-generational LRU, generation by generation: aging, the oldest
+ * generation in list order, a young page's second chance, where a migrated
+ * page lands, and a full destination. */
+static void test_machine_mglru(void)
+{
+	const struct tiersim_tier_spec tiers[2] = {
+		{ .capacity_pages = 4, .read_ns = 80, .write_ns = 80 },
+		{ .capacity_pages = 3, .read_ns = 300, .write_ns = 300 },
+	};
+	const uint64_t pages[1] = { 5 };
+	struct tiersim_machine *m = NULL;
+	struct tiersim_space *s;
+	uint64_t moved, failed;
+	char err[256];
+
+	CHECK_EQ_INT(tiersim_machine_new(tiers, 2, pages, 1, &m), 0);
+	if (!m)
+		return;
+	s = &m->spaces[0];
+	CHECK_EQ_U64(s->lru[0].min_seq, 0);
+	CHECK_EQ_U64(s->lru[0].max_seq, TIERSIM_LRU_INIT_MAX_SEQ);
+	/* Faulted in: the youngest generation, in fault order. */
+	for (uint64_t p = 0; p < 4; p++) {
+		CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[p]), 0);
+		CHECK_EQ_U64(s->pages[p].lru_seq, 3);
+	}
+	s->pages[0].flags |= TIERSIM_PAGE_YOUNG;
+	s->pages[2].flags |= TIERSIM_PAGE_YOUNG;
+	/* Generations 0-2 are empty; at two left the lruvec ages twice: pages 0
+	 * and 2 go to generation 4, then 5 opens empty. Generation 3 holds pages
+	 * 1 and 3, page 1 at the list's tail. */
+	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 1, &moved, &failed), 0);
+	CHECK_EQ_U64(moved, 1);
+	CHECK_EQ_U64(failed, 0);
+	CHECK_EQ_INT(s->pages[1].tier, 1);
+	CHECK_EQ_U64(s->lru[0].min_seq, 3);
+	CHECK_EQ_U64(s->lru[0].max_seq, 5);
+	CHECK_EQ_U64(s->pages[0].lru_seq, 4);
+	CHECK_EQ_U64(s->pages[2].lru_seq, 4);
+	CHECK_EQ_INT(s->pages[0].flags & TIERSIM_PAGE_YOUNG, 0);
+	/* Reclaim's page lands in the second youngest generation of tier 1. */
+	CHECK_EQ_U64(s->pages[1].lru_seq, 2);
+	/* Page 3, the oldest generation's last page, was accessed: it is
+	 * activated, not demoted; then generation 4 goes in list order, page 0
+	 * first (aged before page 2). */
+	s->pages[3].flags |= TIERSIM_PAGE_YOUNG;
+	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 1, &moved, &failed), 0);
+	CHECK_EQ_U64(moved, 1);
+	CHECK_EQ_INT(s->pages[3].tier, 0);
+	CHECK_EQ_INT(s->pages[0].tier, 1);
+	CHECK_EQ_INT(s->pages[2].tier, 0);
+	CHECK_EQ_U64(s->lru[0].min_seq, 4);
+	CHECK_EQ_U64(s->lru[0].max_seq, 6);
+	/* A migration out of an active generation (page 1: 2 of tier 1's 3)
+	 * lands in the youngest generation; out of an old one, in the second. */
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 1, 0), 0);
+	CHECK_EQ_U64(s->pages[1].lru_seq, 6);
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 2, 1), 0);
+	CHECK_EQ_U64(s->pages[2].lru_seq, 2);
+	/* Tier 1 full after one more: the rest of the request fails. */
+	CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[4]), 0);
+	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 3, &moved, &failed), 0);
+	CHECK_EQ_U64(moved, 1);
+	CHECK_EQ_U64(failed, 2);
+	CHECK_EQ_U64(m->used_pages[1], 3);
+	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
 	tiersim_machine_free(m);
 }
 
@@ -884,6 +952,7 @@ int main(void)
 {
 	test_ratio();
 	test_machine();
+	test_machine_mglru();
 	test_samplers();
 	test_damon_filter();
 	test_damon_check_timing();

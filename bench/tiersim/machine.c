@@ -37,6 +37,8 @@ int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
 		}
 		for (uint64_t p = 0; p < pages[c]; p++)
 			s->pages[p].tier = -1;
+		for (size_t t = 0; t < nr_tiers; t++)
+			s->lru[t] = (struct tiersim_lruvec){ .max_seq = TIERSIM_LRU_INIT_MAX_SEQ };
 	}
 	*ret = m;
 	return 0;
@@ -52,7 +54,16 @@ void tiersim_machine_free(struct tiersim_machine *m)
 	free(m);
 }
 
-int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to)
+/* lru_gen_del_folio() marks a folio active for its next lruvec when it
+ * leaves from one of the two youngest generations, unless reclaim takes it. */
+static bool lru_leaves_active(const struct tiersim_space *s, const struct tiersim_page *pg,
+			      bool reclaiming)
+{
+	return !reclaiming && pg->lru_seq + 1 >= s->lru[pg->tier].max_seq;
+}
+
+static int move_page(struct tiersim_machine *m, size_t c, uint64_t page, size_t to,
+		     bool reclaiming)
 {
 	struct tiersim_space *s;
 	struct tiersim_page *pg;
@@ -75,15 +86,22 @@ int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, siz
 	m->used_pages[to]++;
 	s->tier_pages[from]--;
 	s->tier_pages[to]++;
+	tiersim_lru_add(s, pg, to, lru_leaves_active(s, pg, reclaiming));
 	pg->tier = (int8_t)to;
 	/* The new PTE is built from the VMA's protection: a hint-fault
-	 * PROT_NONE does not survive migration. */
+	 * PROT_NONE does not survive migration; the accessed bit does
+	 * (remove_migration_pte()). */
 	pg->flags &= (uint8_t)~TIERSIM_PAGE_PROT;
 	return 0;
 }
 
+int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to)
+{
+	return move_page(m, c, page, to, false);
+}
+
 struct lru_entry {
-	uint64_t last_usec;
+	uint64_t order;
 	uint64_t page;
 };
 
@@ -91,17 +109,44 @@ static int lru_cmp(const void *a, const void *b)
 {
 	const struct lru_entry *x = a, *y = b;
 
-	if (x->last_usec != y->last_usec)
-		return x->last_usec < y->last_usec ? -1 : 1;
-	return x->page < y->page ? -1 : x->page > y->page;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* inc_max_seq() and the page-table walk: every young page of the lruvec
+ * joins the new youngest generation, its accessed bit cleared. */
+static void lru_age(struct tiersim_space *s, size_t t)
+{
+	s->lru[t].max_seq++;
+	for (uint64_t p = 0; p < s->top_page; p++) {
+		struct tiersim_page *pg = &s->pages[p];
+
+		if (pg->tier == (int8_t)t && (pg->flags & TIERSIM_PAGE_YOUNG)) {
+			pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
+			tiersim_lru_add(s, pg, t, true);
+		}
+	}
+}
+
+/* The oldest generation's pages on tier t, tail of the list first. */
+static uint64_t lru_oldest(const struct tiersim_space *s, size_t t, struct lru_entry *out)
+{
+	uint64_t n = 0;
+
+	for (uint64_t p = 0; p < s->top_page; p++)
+		if (s->pages[p].tier == (int8_t)t && s->pages[p].lru_seq == s->lru[t].min_seq)
+			out[n++] = (struct lru_entry){ .order = s->pages[p].lru_order, .page = p };
+	qsort(out, n, sizeof(*out), lru_cmp);
+	return n;
 }
 
 int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
 			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed)
 {
 	struct tiersim_space *s = &m->spaces[c];
+	struct tiersim_lruvec *v;
 	struct lru_entry *lru;
-	uint64_t n = 0, moved = 0, failed = 0;
+	uint64_t moved = 0;
+	bool full = false, aged = false;
 
 	*ret_moved = 0;
 	*ret_failed = 0;
@@ -111,21 +156,40 @@ int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from,
 	lru = malloc(s->tier_pages[from] * sizeof(*lru));
 	if (!lru)
 		return -ENOMEM;
-	for (uint64_t p = 0; p < s->nr_pages; p++)
-		if (s->pages[p].tier == (int8_t)from)
-			lru[n++] = (struct lru_entry){ .last_usec = s->pages[p].last_usec, .page = p };
-	qsort(lru, n, sizeof(*lru), lru_cmp);
-	for (uint64_t i = 0; i < n && moved + failed < max_pages; i++) {
-		int r = tiersim_machine_move(m, c, lru[i].page, to);
+	v = &s->lru[from];
+	while (moved < max_pages && !full && s->tier_pages[from]) {
+		uint64_t n;
 
-		if (r == 0)
-			moved++;
-		else if (r == -ENOSPC)
-			failed++;
+		if (v->min_seq + TIERSIM_LRU_MIN_NR_GENS > v->max_seq) {
+			if (aged)
+				break;
+			lru_age(s, from);
+			aged = true;
+			continue;
+		}
+		n = lru_oldest(s, from, lru);
+		if (!n)
+			v->min_seq++;
+		for (uint64_t i = 0; i < n && moved < max_pages; i++) {
+			struct tiersim_page *pg = &s->pages[lru[i].page];
+			int r;
+
+			if (pg->flags & TIERSIM_PAGE_YOUNG) {
+				pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
+				tiersim_lru_add(s, pg, from, true);
+				continue;
+			}
+			r = move_page(m, c, lru[i].page, to, true);
+			if (r == -ENOSPC) {
+				full = true;
+				break;
+			}
+			moved += r == 0;
+		}
 	}
 	free(lru);
 	*ret_moved = moved;
-	*ret_failed = failed;
+	*ret_failed = full ? max_pages - moved : 0;
 	return 0;
 }
 

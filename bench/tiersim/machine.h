@@ -47,12 +47,40 @@
  * sampler with the accessed bit, which tells it writes from reads (HMM-V
  * §3.2, the HMM-V paper, records both A/D bits per page). */
 #define TIERSIM_PAGE_DIRTY 0x4u
+/* The accessed bit as reclaim reads it, as of the tick's start: accessed
+ * since the LRU last looked at the page. DAMON's own clearing does not hide
+ * an access from reclaim: the kernel's DAMON marks a page young when it
+ * clears its accessed bit (docs/kernel.md §3.3). */
+#define TIERSIM_PAGE_YOUNG 0x8u
+
+/* The multi-generational LRU, the reclaim Debian's kernels run
+ * (docs/kernel.md §3.3): a lruvec per cgroup and node keeps its pages in
+ * generations min_seq..max_seq; eviction takes the oldest, aging opens a
+ * new youngest one. MIN_NR_GENS in include/linux/mmzone.h: eviction never
+ * takes from the two youngest. */
+#define TIERSIM_LRU_MIN_NR_GENS 2u
+/* lru_gen_init_lruvec(): max_seq starts at MIN_NR_GENS + 1, min_seq at 0. */
+#define TIERSIM_LRU_INIT_MAX_SEQ (TIERSIM_LRU_MIN_NR_GENS + 1)
+/* The instants of a tick at which the model's kswapd works: the kernel's
+ * wakes whenever a promotion finds the top tier short, many times a second
+ * (bench/README.md gives the runs at 8 and 32). Each access is recorded in
+ * the sixteenth of the tick it falls in (lru_bits). */
+#define TIERSIM_LRU_SUBTICKS 16u
+/* No check yet this tick (lru_checked). */
+#define TIERSIM_LRU_UNCHECKED (-1)
 
 struct tiersim_page {
-	uint64_t last_usec;  /* last access: the order kernel reclaim's LRU follows */
 	uint64_t prot_usec;  /* when the fault sampler made it inaccessible */
+	uint64_t lru_order;  /* when it joined its generation: its list position */
+	uint32_t lru_seq;    /* its generation in its tier's lruvec */
+	uint16_t lru_bits;   /* accessed in sub-tick i of this tick: bit i */
+	int8_t lru_checked;  /* the sub-tick the LRU last looked at it, this tick */
 	int8_t tier;         /* -1 until first touched */
 	uint8_t flags;
+};
+
+struct tiersim_lruvec {
+	uint32_t min_seq, max_seq;
 };
 
 /* One cgroup's address space: pages [0, nr_pages) at base_addr. */
@@ -63,6 +91,8 @@ struct tiersim_space {
 	uint64_t tier_pages[TIERSIM_MAX_TIERS];
 	uint64_t allocated_pages;
 	uint64_t top_page;        /* one past the highest page ever allocated */
+	struct tiersim_lruvec lru[TIERSIM_MAX_TIERS];
+	uint64_t lru_clock;       /* orders pages within a generation */
 };
 
 struct tiersim_tier_spec {
@@ -91,9 +121,23 @@ int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
 			const uint64_t *pages, size_t nr_spaces, struct tiersim_machine **ret);
 void tiersim_machine_free(struct tiersim_machine *m);
 
+/* Puts a page that arrives on tier t into its lruvec as lru_gen_add_folio()
+ * does for an anonymous folio: an active one (freshly faulted in, or taken
+ * from one of its old lruvec's two youngest generations by a migration) into
+ * the youngest generation, any other into the second youngest. A list adds
+ * at its head and reclaim takes from its tail: lru_order is a FIFO. */
+static inline void tiersim_lru_add(struct tiersim_space *s, struct tiersim_page *pg, size_t t,
+				   bool active)
+{
+	pg->lru_seq = active ? s->lru[t].max_seq : s->lru[t].max_seq - 1;
+	pg->lru_order = ++s->lru_clock;
+}
+
 /* First-touch allocation: the nearest tier with a free page, in tier order
  * (the fastest first, as the kernel's fallback list by distance from the
- * local socket would). Returns the tier, or -ENOMEM when every tier is full. */
+ * local socket would), into the youngest generation (folio_add_lru() marks
+ * a folio added in a fault active). Returns the tier, or -ENOMEM when every
+ * tier is full. */
 static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersim_space *s,
 					struct tiersim_page *pg)
 {
@@ -103,6 +147,7 @@ static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersi
 			s->tier_pages[t]++;
 			s->allocated_pages++;
 			pg->tier = (int8_t)t;
+			tiersim_lru_add(s, pg, t, true);
 			if ((uint64_t)(pg - s->pages) >= s->top_page)
 				s->top_page = (uint64_t)(pg - s->pages) + 1;
 			return (int)t;
@@ -117,12 +162,17 @@ static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersi
  * -EALREADY when it is already there. */
 int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to);
 
-/* Kernel reclaim's demotion: moves up to max_pages of space c's least
- * recently accessed pages on tier `from` to tier `to` (an exact LRU; the
- * kernel's multi-generational LRU only approximates it, bench/README.md
- * Limits). Pages it picks but
- * cannot place because `to` is full are counted in *ret_failed. Returns 0 or
- * -ENOMEM. */
+/* Kernel reclaim's demotion (kswapd under MGLRU): moves up to max_pages of
+ * space c's pages on tier `from` to tier `to`, taken from the oldest
+ * generation in list order (evict_folios()). A page found accessed there
+ * is not demoted: it is activated into the youngest generation
+ * (folio_check_references(), FOLIOREF_ACTIVATE). When only MIN_NR_GENS
+ * generations are left the lruvec ages (try_to_inc_max_seq()): a new
+ * youngest generation takes every page found accessed. kswapd does this
+ * between the accesses, so the request is spread over the tick's
+ * TIERSIM_LRU_SUBTICKS instants, each seeing the accesses before it. When
+ * `to` is full the rest of the request fails, counted in *ret_failed.
+ * Returns 0 or -ENOMEM. */
 int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
 			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed);
 

@@ -772,8 +772,7 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 				tk->accesses++;
 				tk->latency_ns += a.write ? s.m->tiers[t].write_ns : s.m->tiers[t].read_ns;
 				tk->tier0_accesses += t == 0;
-				pg->last_usec = a.time_usec;
-				pg->flags |= TIERSIM_PAGE_ACCESSED;
+				pg->flags |= TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_YOUNG;
 				if (a.write)
 					pg->flags |= TIERSIM_PAGE_DIRTY;
 				if (pg->flags & TIERSIM_PAGE_PROT) {

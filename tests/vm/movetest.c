@@ -40,19 +40,33 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * MS_PER_SEC + (uint64_t)ts.tv_nsec / NS_PER_MS;
 }
 
-/* The kernel's move_pages, with each move call's outcome printed: how many
- * pages, what it returned, how many statuses say "on the target". */
+/* The kernel's move_pages, with each call's outcome printed. A move: how
+ * many pages, what it returned, how many statuses say "on the target". A
+ * query (data points at the target node): how many pages, and how many
+ * answered the target, another node, -ENOENT (not present: also a page
+ * under migration), -EBUSY or anything else. */
 static long logged_move_pages(void *data, int pid, unsigned long count, void **pages,
 			      const int *nodes, int *status, int flags)
 {
 	long r = tierd_move_pages_kernel.move_pages(data, pid, count, pages, nodes, status, flags);
-	unsigned long on_target = 0;
+	unsigned long on_target = 0, other_node = 0, enoent = 0, ebusy = 0, other = 0;
+	const int *target = data;
 
-	if (!nodes)
+	if (nodes) {
+		for (unsigned long i = 0; i < count; i++)
+			on_target += status[i] == nodes[i];
+		printf("INFO move count %lu ret %ld on_target %lu\n", count, r, on_target);
 		return r;
-	for (unsigned long i = 0; i < count; i++)
-		on_target += status[i] == nodes[i];
-	printf("INFO move count %lu ret %ld on_target %lu\n", count, r, on_target);
+	}
+	for (unsigned long i = 0; r >= 0 && i < count; i++) {
+		on_target += status[i] == *target;
+		other_node += status[i] >= 0 && status[i] != *target;
+		enoent += status[i] == -ENOENT;
+		ebusy += status[i] == -EBUSY;
+		other += status[i] < 0 && status[i] != -ENOENT && status[i] != -EBUSY;
+	}
+	printf("INFO query count %lu ret %ld on_target %lu other_node %lu enoent %lu ebusy %lu "
+	       "other %lu\n", count, r, on_target, other_node, enoent, ebusy, other);
 	return r;
 }
 
@@ -94,7 +108,7 @@ int main(int argc, char **argv)
 	int *where = NULL;
 	size_t nr_retry = 0;
 	uint64_t t0;
-	int r = 1;
+	int target, r = 1;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: movetest PID NODE START_ADDR NPAGES\n");
@@ -116,7 +130,8 @@ int main(int argc, char **argv)
 		addrs[i] = start + i * TIERD_PAGE_BYTES;
 
 	t0 = now_ms();
-	r = tierd_move_pages(&logged_ops, NULL, (int)pid, addrs, npages, (int)node, &res, retry,
+	target = (int)node;
+	r = tierd_move_pages(&logged_ops, &target, (int)pid, addrs, npages, (int)node, &res, retry,
 			     &nr_retry);
 	printf("RESULT rc %d\n", r);
 	printf("INFO move_ms %" PRIu64 "\n", now_ms() - t0);

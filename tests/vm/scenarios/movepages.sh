@@ -52,6 +52,8 @@ wait $hog_pid
 echo never >$THP
 echo "INFO node1 $(grep MemFree /sys/devices/system/node/node1/meminfo)"
 start_hog full 256 3
+echo "INFO full_vmstat_before $(grep -E '^(compact_migrate_scanned|compact_isolated|pgmigrate_success|pgmigrate_fail) ' /proc/vmstat | tr '\n' ' ')"
 move full $hog_pid 1 $hog_addr 256
+echo "INFO full_vmstat_after $(grep -E '^(compact_migrate_scanned|compact_isolated|pgmigrate_success|pgmigrate_fail) ' /proc/vmstat | tr '\n' ' ')"
 echo "RESULT full_numa_maps_n3 $(pages_on $hog_pid 3)"
 echo "RESULT filler_alive $([ -d /proc/$filler ] && echo yes || echo no)"
