@@ -494,7 +494,7 @@ static void test_machine(void)
 	/* First touch falls back by tier order. */
 	for (uint64_t p = 0; p < 5; p++)
 		CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[p]), p < 2 ? 0 : 1);
-	s->pages[0].flags |= TIERSIM_PAGE_YOUNG;
+	tiersim_lru_access(&s->pages[0], 0);
 	CHECK_EQ_U64(m->used_pages[0], 2);
 	CHECK_EQ_U64(m->used_pages[1], 3);
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
@@ -527,8 +527,9 @@ static void test_machine(void)
 }
 
 /* The multi-generational LRU, generation by generation: aging, the oldest
- * generation in list order, a young page's second chance, where a migrated
- * page lands, and a full destination. */
+ * generation in list order, an accessed page's second chance, accesses
+ * seen only by the instants after them, where a migrated page lands, and a
+ * full destination. */
 static void test_machine_mglru(void)
 {
 	const struct tiersim_tier_spec tiers[2] = {
@@ -552,11 +553,18 @@ static void test_machine_mglru(void)
 		CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[p]), 0);
 		CHECK_EQ_U64(s->pages[p].lru_seq, 3);
 	}
-	s->pages[0].flags |= TIERSIM_PAGE_YOUNG;
-	s->pages[2].flags |= TIERSIM_PAGE_YOUNG;
-	/* Generations 0-2 are empty; at two left the lruvec ages twice: pages 0
-	 * and 2 go to generation 4, then 5 opens empty. Generation 3 holds pages
-	 * 1 and 3, page 1 at the list's tail. */
+	/* Pages 0 and 2 accessed in a tick; the next tick starts with their
+	 * accessed bits set. */
+	tiersim_lru_access(&s->pages[0], 3);
+	tiersim_lru_access(&s->pages[2], TIERSIM_LRU_SUBTICKS - 1);
+	tiersim_machine_lru_tick(m);
+	CHECK_EQ_INT(s->pages[0].flags & TIERSIM_PAGE_YOUNG, TIERSIM_PAGE_YOUNG);
+	CHECK_EQ_INT(s->pages[1].flags & TIERSIM_PAGE_YOUNG, 0);
+	CHECK_EQ_U64(s->pages[2].lru_bits, 0);
+	/* One page: the tick's last instant takes it. Generations 0-2 are
+	 * empty; at two left the lruvec ages twice: pages 0 and 2 go to
+	 * generation 4, then 5 opens empty. Generation 3 holds pages 1 and 3,
+	 * page 1 at the list's tail. */
 	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 1, &moved, &failed), 0);
 	CHECK_EQ_U64(moved, 1);
 	CHECK_EQ_U64(failed, 0);
@@ -565,16 +573,19 @@ static void test_machine_mglru(void)
 	CHECK_EQ_U64(s->lru[0].max_seq, 5);
 	CHECK_EQ_U64(s->pages[0].lru_seq, 4);
 	CHECK_EQ_U64(s->pages[2].lru_seq, 4);
+	CHECK_EQ_U64(s->pages[3].lru_seq, 3);
 	CHECK_EQ_INT(s->pages[0].flags & TIERSIM_PAGE_YOUNG, 0);
 	/* Reclaim's page lands in the second youngest generation of tier 1. */
 	CHECK_EQ_U64(s->pages[1].lru_seq, 2);
-	/* Page 3, the oldest generation's last page, was accessed: it is
-	 * activated, not demoted; then generation 4 goes in list order, page 0
-	 * first (aged before page 2). */
-	s->pages[3].flags |= TIERSIM_PAGE_YOUNG;
+	/* Next tick, page 3, the oldest generation's last page, is accessed
+	 * before the last instant: it is activated, not demoted; then
+	 * generation 4 goes in list order, page 0 first (aged before page 2). */
+	tiersim_machine_lru_tick(m);
+	tiersim_lru_access(&s->pages[3], TIERSIM_LRU_SUBTICKS - 2);
 	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 1, &moved, &failed), 0);
 	CHECK_EQ_U64(moved, 1);
 	CHECK_EQ_INT(s->pages[3].tier, 0);
+	CHECK_EQ_U64(s->pages[3].lru_seq, 5);
 	CHECK_EQ_INT(s->pages[0].tier, 1);
 	CHECK_EQ_INT(s->pages[2].tier, 0);
 	CHECK_EQ_U64(s->lru[0].min_seq, 4);
@@ -585,11 +596,20 @@ static void test_machine_mglru(void)
 	CHECK_EQ_U64(s->pages[1].lru_seq, 6);
 	CHECK_EQ_INT(tiersim_machine_move(m, 0, 2, 1), 0);
 	CHECK_EQ_U64(s->pages[2].lru_seq, 2);
-	/* Tier 1 full after one more: the rest of the request fails. */
-	CHECK_EQ_INT(tiersim_machine_alloc(m, s, &s->pages[4]), 0);
-	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, 3, &moved, &failed), 0);
+	/* An access protects a page only from the instants after it. Tier 0
+	 * holds pages 3 (generation 5) and 1 (6); page 3 is accessed in the
+	 * second sixteenth. Sixteen pages, one an instant: the first instant
+	 * demotes page 3 (not yet accessed), which fills tier 1; the second
+	 * finds nothing evictable, ages, and its page 1 finds tier 1 full: the
+	 * other fifteen fail. */
+	tiersim_machine_lru_tick(m);
+	tiersim_lru_access(&s->pages[3], 1);
+	CHECK_EQ_INT(tiersim_machine_demote_lru(m, 0, 0, 1, TIERSIM_LRU_SUBTICKS, &moved, &failed),
+		     0);
 	CHECK_EQ_U64(moved, 1);
-	CHECK_EQ_U64(failed, 2);
+	CHECK_EQ_U64(failed, TIERSIM_LRU_SUBTICKS - 1);
+	CHECK_EQ_INT(s->pages[3].tier, 1);
+	CHECK_EQ_INT(s->pages[1].tier, 0);
 	CHECK_EQ_U64(m->used_pages[1], 3);
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
 	tiersim_machine_free(m);

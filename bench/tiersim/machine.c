@@ -35,8 +35,10 @@ int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
 			tiersim_machine_free(m);
 			return -ENOMEM;
 		}
-		for (uint64_t p = 0; p < pages[c]; p++)
+		for (uint64_t p = 0; p < pages[c]; p++) {
 			s->pages[p].tier = -1;
+			s->pages[p].lru_checked = TIERSIM_LRU_UNCHECKED;
+		}
 		for (size_t t = 0; t < nr_tiers; t++)
 			s->lru[t] = (struct tiersim_lruvec){ .max_seq = TIERSIM_LRU_INIT_MAX_SEQ };
 	}
@@ -112,18 +114,56 @@ static int lru_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* inc_max_seq() and the page-table walk: every young page of the lruvec
- * joins the new youngest generation, its accessed bit cleared. */
-static void lru_age(struct tiersim_space *s, size_t t)
+/* Accessed since the LRU last looked, as seen at sub-tick `now`. */
+static bool lru_young(const struct tiersim_page *pg, int now)
+{
+	unsigned after = (unsigned)(pg->lru_checked + 1);
+	uint64_t mask = now < pg->lru_checked ? 0 :
+		((UINT64_C(1) << (now + 1)) - 1) & ~((UINT64_C(1) << after) - 1);
+
+	return (pg->lru_bits & mask) ||
+	       (pg->lru_checked == TIERSIM_LRU_UNCHECKED && (pg->flags & TIERSIM_PAGE_YOUNG));
+}
+
+/* Looks at the page at sub-tick `now`: its accessed bit is cleared. */
+static void lru_look(struct tiersim_page *pg, int now)
+{
+	pg->lru_checked = (int8_t)now;
+	pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
+}
+
+void tiersim_machine_lru_tick(struct tiersim_machine *m)
+{
+	for (size_t c = 0; c < m->nr_spaces; c++) {
+		struct tiersim_space *s = &m->spaces[c];
+
+		for (uint64_t p = 0; p < s->top_page; p++) {
+			struct tiersim_page *pg = &s->pages[p];
+
+			if (lru_young(pg, TIERSIM_LRU_SUBTICKS - 1))
+				pg->flags |= TIERSIM_PAGE_YOUNG;
+			else
+				pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
+			pg->lru_bits = 0;
+			pg->lru_checked = TIERSIM_LRU_UNCHECKED;
+		}
+	}
+}
+
+/* inc_max_seq() and the page-table walk at sub-tick `now`: every page of
+ * the lruvec accessed since last looked at joins the new youngest
+ * generation; every page is looked at. */
+static void lru_age(struct tiersim_space *s, size_t t, int now)
 {
 	s->lru[t].max_seq++;
 	for (uint64_t p = 0; p < s->top_page; p++) {
 		struct tiersim_page *pg = &s->pages[p];
 
-		if (pg->tier == (int8_t)t && (pg->flags & TIERSIM_PAGE_YOUNG)) {
-			pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
+		if (pg->tier != (int8_t)t)
+			continue;
+		if (lru_young(pg, now))
 			tiersim_lru_add(s, pg, t, true);
-		}
+		lru_look(pg, now);
 	}
 }
 
@@ -139,14 +179,53 @@ static uint64_t lru_oldest(const struct tiersim_space *s, size_t t, struct lru_e
 	return n;
 }
 
+/* evict_folios() at sub-tick `now` until `want` pages left tier `from`,
+ * adding them to *moved. Returns 0, or -ENOSPC when `to` filled first. */
+static int lru_evict(struct tiersim_machine *m, size_t c, size_t from, size_t to, int now,
+		     uint64_t want, struct lru_entry *lru, uint64_t *moved)
+{
+	struct tiersim_space *s = &m->spaces[c];
+	struct tiersim_lruvec *v = &s->lru[from];
+	uint64_t done = 0;
+
+	while (done < want && s->tier_pages[from]) {
+		uint64_t n;
+
+		if (v->min_seq + TIERSIM_LRU_MIN_NR_GENS > v->max_seq) {
+			lru_age(s, from, now);
+			continue;
+		}
+		n = lru_oldest(s, from, lru);
+		if (!n)
+			v->min_seq++;
+		for (uint64_t i = 0; i < n && done < want; i++) {
+			struct tiersim_page *pg = &s->pages[lru[i].page];
+			int r;
+
+			if (lru_young(pg, now)) {
+				tiersim_lru_add(s, pg, from, true);
+				lru_look(pg, now);
+				continue;
+			}
+			r = move_page(m, c, lru[i].page, to, true);
+			if (r == -ENOSPC) {
+				*moved += done;
+				return -ENOSPC;
+			}
+			done += r == 0;
+		}
+	}
+	*moved += done;
+	return 0;
+}
+
 int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from, size_t to,
 			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed)
 {
 	struct tiersim_space *s = &m->spaces[c];
-	struct tiersim_lruvec *v;
 	struct lru_entry *lru;
 	uint64_t moved = 0;
-	bool full = false, aged = false;
+	int r = 0;
 
 	*ret_moved = 0;
 	*ret_failed = 0;
@@ -156,40 +235,15 @@ int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from,
 	lru = malloc(s->tier_pages[from] * sizeof(*lru));
 	if (!lru)
 		return -ENOMEM;
-	v = &s->lru[from];
-	while (moved < max_pages && !full && s->tier_pages[from]) {
-		uint64_t n;
+	for (unsigned k = 0; k < TIERSIM_LRU_SUBTICKS && r == 0; k++) {
+		uint64_t want = max_pages * (k + 1) / TIERSIM_LRU_SUBTICKS -
+				max_pages * k / TIERSIM_LRU_SUBTICKS;
 
-		if (v->min_seq + TIERSIM_LRU_MIN_NR_GENS > v->max_seq) {
-			if (aged)
-				break;
-			lru_age(s, from);
-			aged = true;
-			continue;
-		}
-		n = lru_oldest(s, from, lru);
-		if (!n)
-			v->min_seq++;
-		for (uint64_t i = 0; i < n && moved < max_pages; i++) {
-			struct tiersim_page *pg = &s->pages[lru[i].page];
-			int r;
-
-			if (pg->flags & TIERSIM_PAGE_YOUNG) {
-				pg->flags &= (uint8_t)~TIERSIM_PAGE_YOUNG;
-				tiersim_lru_add(s, pg, from, true);
-				continue;
-			}
-			r = move_page(m, c, lru[i].page, to, true);
-			if (r == -ENOSPC) {
-				full = true;
-				break;
-			}
-			moved += r == 0;
-		}
+		r = lru_evict(m, c, from, to, (int)k, want, lru, &moved);
 	}
 	free(lru);
 	*ret_moved = moved;
-	*ret_failed = full ? max_pages - moved : 0;
+	*ret_failed = r == -ENOSPC ? max_pages - moved : 0;
 	return 0;
 }
 

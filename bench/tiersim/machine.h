@@ -73,7 +73,7 @@ struct tiersim_page {
 	uint64_t prot_usec;  /* when the fault sampler made it inaccessible */
 	uint64_t lru_order;  /* when it joined its generation: its list position */
 	uint32_t lru_seq;    /* its generation in its tier's lruvec */
-	uint16_t lru_bits;   /* accessed in sub-tick i of this tick: bit i */
+	uint32_t lru_bits;   /* accessed in sub-tick i of this tick: bit i */
 	int8_t lru_checked;  /* the sub-tick the LRU last looked at it, this tick */
 	int8_t tier;         /* -1 until first touched */
 	uint8_t flags;
@@ -161,6 +161,19 @@ static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersi
  * full (the page stays); -ENOENT when it is not allocated or out of range;
  * -EALREADY when it is already there. */
 int tiersim_machine_move(struct tiersim_machine *m, size_t c, uint64_t page, size_t to);
+
+_Static_assert(TIERSIM_LRU_SUBTICKS <= 32, "lru_bits holds one bit a sub-tick");
+
+/* Records an access in sub-tick `sub` of the tick. */
+static inline void tiersim_lru_access(struct tiersim_page *pg, unsigned sub)
+{
+	pg->lru_bits |= 1u << sub;
+}
+
+/* Ends a tick for the LRU: a page accessed since it was last looked at
+ * carries its accessed bit into the next tick. Call before a tick's
+ * accesses. */
+void tiersim_machine_lru_tick(struct tiersim_machine *m);
 
 /* Kernel reclaim's demotion (kswapd under MGLRU): moves up to max_pages of
  * space c's pages on tier `from` to tier `to`, taken from the oldest

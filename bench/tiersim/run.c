@@ -279,6 +279,14 @@ static void move_range(struct sim *s, size_t c, uint64_t start, uint64_t end, si
 	}
 }
 
+/* The sub-tick of an access `since` usec into a tick of `tick` usec. */
+static unsigned lru_subtick(uint64_t since, uint64_t tick)
+{
+	uint64_t sub = since * TIERSIM_LRU_SUBTICKS / tick;
+
+	return sub < TIERSIM_LRU_SUBTICKS ? (unsigned)sub : TIERSIM_LRU_SUBTICKS - 1;
+}
+
 /* The kernel's kswapd (the linux model's watermark demotion) takes the
  * LRU's coldest pages; every other DEMOTE is carried as the daemon carries
  * it, by migrate_cold schemes over the cgroup's coldest regions
@@ -755,6 +763,7 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 		tk->time_usec = end;
 		for (size_t c = 0; c < s.nr_cgroups; c++)
 			filter_regions(&s, c, start);
+		tiersim_machine_lru_tick(s.m);
 		sampler_work(&s, &checks0, &skipped0);
 		for (uint64_t step = start + TIERSIM_STEP_USEC; step <= end; step += TIERSIM_STEP_USEC) {
 			struct tiersim_access a;
@@ -772,7 +781,8 @@ int tiersim_run(const struct tiersim_run_config *cfg, const struct tiersim_oracl
 				tk->accesses++;
 				tk->latency_ns += a.write ? s.m->tiers[t].write_ns : s.m->tiers[t].read_ns;
 				tk->tier0_accesses += t == 0;
-				pg->flags |= TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_YOUNG;
+				pg->flags |= TIERSIM_PAGE_ACCESSED;
+				tiersim_lru_access(pg, lru_subtick(a.time_usec - start, cfg->tick_usec));
 				if (a.write)
 					pg->flags |= TIERSIM_PAGE_DIRTY;
 				if (pg->flags & TIERSIM_PAGE_PROT) {
