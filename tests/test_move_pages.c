@@ -331,16 +331,30 @@ static void test_thp_busy_but_moved(void)
 	fake_free(f);
 }
 
-/* The target fills up: the move fails with ENOMEM after moving 37 of the
- * 100 pages and writes no status. */
-static void test_full_node(void)
+/* 100 pages on node 3 whose move fails with ENOMEM after moving 37 of them
+ * and writing no status; 7 of the 37 (30-36) read -ENOENT in `in_flight`
+ * queries from the re-check on (call 3: the first query is 1, the move 2),
+ * as pages the kernel is migrating on the target do. */
+static struct fake *full_node(unsigned in_flight)
 {
 	struct fake *f = fake_new(100, 3);
-	struct run r;
 
 	f->fail_call = 2;
 	f->fail_ret = -ENOMEM;
 	f->fail_moved = 37;
+	f->in_flight_first = 30;
+	f->in_flight_n = 7;
+	f->in_flight_call = 3;
+	f->in_flight_queries = in_flight;
+	return f;
+}
+
+/* The target fills up mid-batch. */
+static void test_full_node(void)
+{
+	struct fake *f = full_node(0);
+	struct run r;
+
 	run(f, 100, 1, &r);
 	CHECK_EQ_INT(r.ret, 0);
 	CHECK_EQ_U64(r.res.moved, 37);
@@ -357,25 +371,15 @@ static void test_full_node(void)
 	fake_free(f);
 }
 
-/* The target fills up, and the kernel is migrating 7 of the 37 pages that
- * moved (compaction on the target) when the module checks where they went:
- * they read -ENOENT twice, and the module asks again until they settle on
- * the target. A page still not present after SETTLE_QUERIES more queries
- * counts as failed (the VM's movepages once found 31 "failed" pages on the
- * target afterwards). */
+/* Pages in migration when the module checks where they went: asked again
+ * until they settle on the target; still not present after SETTLE_QUERIES
+ * more queries, they count as failed (the VM's movepages once found 31
+ * "failed" pages on the target afterwards). */
 static void test_full_node_in_flight(void)
 {
-	struct fake *f = fake_new(100, 3);
+	struct fake *f = full_node(2);
 	struct run r;
 
-	f->fail_call = 2;
-	f->fail_ret = -ENOMEM;
-	f->fail_moved = 37;
-	f->in_flight_first = 30;
-	f->in_flight_n = 7;
-	/* The re-check is call 3 (the first query 1, the move 2). */
-	f->in_flight_call = 3;
-	f->in_flight_queries = 2;
 	run(f, 100, 1, &r);
 	CHECK_EQ_INT(r.ret, 0);
 	CHECK_EQ_U64(r.res.moved, 37);
@@ -389,15 +393,8 @@ static void test_full_node_in_flight(void)
 	free(r.retry);
 	fake_free(f);
 
-	/* In flight for longer than the module waits: counted as failed. */
-	f = fake_new(100, 3);
-	f->fail_call = 2;
-	f->fail_ret = -ENOMEM;
-	f->fail_moved = 37;
-	f->in_flight_first = 30;
-	f->in_flight_n = 7;
-	f->in_flight_call = 3;
-	f->in_flight_queries = 100;
+	/* In flight for longer than the module waits. */
+	f = full_node(100);
 	run(f, 100, 1, &r);
 	CHECK_EQ_INT(r.ret, 0);
 	CHECK_EQ_U64(r.res.moved, 30);

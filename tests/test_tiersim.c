@@ -475,19 +475,27 @@ static void test_dirty_bit(void)
 	unlink(path);
 }
 
-static void test_machine(void)
+/* A machine of two tiers (80 and 300 ns) and one space of 5 pages. */
+static struct tiersim_machine *two_tiers(uint64_t cap0, uint64_t cap1)
 {
 	const struct tiersim_tier_spec tiers[2] = {
-		{ .capacity_pages = 2, .read_ns = 80, .write_ns = 80 },
-		{ .capacity_pages = 4, .read_ns = 300, .write_ns = 300 },
+		{ .capacity_pages = cap0, .read_ns = 80, .write_ns = 80 },
+		{ .capacity_pages = cap1, .read_ns = 300, .write_ns = 300 },
 	};
 	const uint64_t pages[1] = { 5 };
 	struct tiersim_machine *m = NULL;
+
+	CHECK_EQ_INT(tiersim_machine_new(tiers, 2, pages, 1, &m), 0);
+	return m;
+}
+
+static void test_machine(void)
+{
+	struct tiersim_machine *m = two_tiers(2, 4);
 	struct tiersim_space *s;
 	uint64_t moved, failed, page;
 	char err[256];
 
-	CHECK_EQ_INT(tiersim_machine_new(tiers, 2, pages, 1, &m), 0);
 	if (!m)
 		return;
 	s = &m->spaces[0];
@@ -532,17 +540,11 @@ static void test_machine(void)
  * full destination. */
 static void test_machine_mglru(void)
 {
-	const struct tiersim_tier_spec tiers[2] = {
-		{ .capacity_pages = 4, .read_ns = 80, .write_ns = 80 },
-		{ .capacity_pages = 3, .read_ns = 300, .write_ns = 300 },
-	};
-	const uint64_t pages[1] = { 5 };
-	struct tiersim_machine *m = NULL;
+	struct tiersim_machine *m = two_tiers(4, 3);
 	struct tiersim_space *s;
 	uint64_t moved, failed;
 	char err[256];
 
-	CHECK_EQ_INT(tiersim_machine_new(tiers, 2, pages, 1, &m), 0);
 	if (!m)
 		return;
 	s = &m->spaces[0];
