@@ -131,7 +131,9 @@ static bool failed_for_sure(int status)
 }
 
 /* A re-check's answer that may be a page in migration (not present) or
- * busy for a moment, as opposed to a page that stayed where it was. */
+ * busy for a moment, as opposed to a page that stayed where it was. Only
+ * pages the move left unwritten are asked again: one the move reported
+ * failed for itself stayed put. */
 static bool in_flight(int where)
 {
 	return where == -ENOENT || where == -EBUSY || where == -EAGAIN;
@@ -139,9 +141,9 @@ static bool in_flight(int where)
 
 /* Queries the count pages left to re-check (m->pages, their move status in
  * m->status) and settles them: on the target they moved, else they failed,
- * for the reason the move gave or, unwritten, for unwritten_why. Pages that
- * read in flight are queried again (SETTLE_QUERIES). The arrays are
- * compacted in place as pages settle. */
+ * for the reason the move gave or, unwritten, for unwritten_why. Unwritten
+ * pages that read in flight are queried again (SETTLE_QUERIES). The arrays
+ * are compacted in place as pages settle. */
 static int recheck(struct mover *m, size_t count, enum failure unwritten_why)
 {
 	uint64_t pause = SETTLE_FIRST_PAUSE_USEC;
@@ -159,7 +161,8 @@ static int recheck(struct mover *m, size_t count, enum failure unwritten_why)
 				count_moved(m, m->source[i]);
 				continue;
 			}
-			if (in_flight(m->again[i]) && settle < SETTLE_QUERIES) {
+			if (m->status[i] == STATUS_UNWRITTEN && in_flight(m->again[i]) &&
+			    settle < SETTLE_QUERIES) {
 				m->source[nr_left] = m->source[i];
 				m->status[nr_left] = m->status[i];
 				m->pages[nr_left++] = m->pages[i];

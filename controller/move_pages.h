@@ -67,8 +67,9 @@ struct tierd_move_result {
 
 /* Moves the pages at addrs[0..n) (page addresses in pid) to target_nid, in
  * batches. A page whose move status is unknown or a failure is looked up
- * afterwards; one that reads not present (the kernel migrating it) is
- * looked up again, up to 3 times over 7 ms, before it counts as failed.
+ * afterwards; one whose status the call left unwritten and that reads not
+ * present (the kernel migrating it) is looked up again, up to 3 times over
+ * 7 ms, before it counts as failed.
  * res is zeroed first and filled in. Pages worth another try later
  * (failed_transient, failed_nomem) are stored in retry, which has room for
  * n addresses, and counted in *nr_retry. Returns 0 (however many pages

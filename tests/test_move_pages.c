@@ -406,6 +406,22 @@ static void test_full_node_in_flight(void)
 	CHECK_EQ_INT(f->queries, 5);
 	free(r.retry);
 	fake_free(f);
+
+	/* A page whose move reported its own failure is not asked again,
+	 * whatever the re-check reads. */
+	f = fake_new(10, 3);
+	f->move_err[2] = -EBUSY;
+	f->in_flight_first = 2;
+	f->in_flight_n = 1;
+	f->in_flight_call = 3;
+	f->in_flight_queries = 100;
+	run(f, 10, 1, &r);
+	CHECK_EQ_U64(r.res.moved, 9);
+	CHECK_EQ_U64(r.res.failed_transient, 1);
+	CHECK_EQ_U64(r.retry[0], page_addr(2));
+	CHECK_EQ_INT(f->queries, 2);
+	free(r.retry);
+	fake_free(f);
 }
 
 /* A failed migration batch: the call returns 8 (pages not migrated); of the
