@@ -136,7 +136,7 @@ static bool failed_for_sure(int status)
  * failed for itself stayed put. */
 static bool in_flight(int where)
 {
-	return where == -ENOENT || where == -EBUSY || where == -EAGAIN;
+	return where < 0 && failure_of(where) == FAIL_TRANSIENT;
 }
 
 /* Queries the count pages left to re-check (m->pages, their move status in
