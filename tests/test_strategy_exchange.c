@@ -3,7 +3,8 @@
  * times colder; the gate that refuses warmer victims; candidates and
  * victims ordered per byte of budget; a region unseen for longer taken as
  * colder; hint faults taken once two scans saw the page; room kept for new
- * pages; its params errors. */
+ * pages; no victim where memory arrived since last tick; its params
+ * errors. */
 #include "../policy/strategy_exchange.h"
 #include "strategy_fixture.h"
 
@@ -142,6 +143,45 @@ static void test_age(void)
 	fixture_done(&f);
 }
 
+/* Tier 0 full of two cold regions: 0 of 20 for 5 windows, and colder, for
+ * 9 windows, with `held` of its 8M span. */
+static void two_cold(struct fixture *f, uint64_t held)
+{
+	fixture_baseline(f, ops, GIB, two_full, NULL);
+	fixture_region(f, 0, 8 * MIB, 0, 0, 5, SEC);
+	fixture_region(f, 8 * MIB, 8 * MIB, 0, 0, 9, SEC);
+	f->regions[1].bytes = held;
+}
+
+/* A region seen in every sample arrives on tier 3 and displaces 4M of tier
+ * 0 from `victim`. */
+static void check_displaces(struct fixture *f, uint64_t now, uint64_t victim)
+{
+	fixture_region(f, 64 * MIB, 4 * MIB, 3, 20, 5, SEC);
+	CHECK_EQ_INT(fixture_tick(f, now), 0);
+	CHECK_EQ_INT(f->out.nr, 2);
+	CHECK_MOVE(&f->out, 0, TIERD_REASON_EXCHANGE_DEMOTION, 0, 2, victim, 4 * MIB);
+	CHECK_MOVE(&f->out, 1, TIERD_REASON_EXCHANGE_PROMOTION, 3, 0, 64 * MIB, 4 * MIB);
+	fixture_done(f);
+}
+
+/* 4M arrive in the colder region, half filled, before the next tick: its
+ * figures are older than its memory, so the other region is the victim.
+ * Without a tick before, nothing is known and the colder one goes. */
+static void test_arrivals(void)
+{
+	struct fixture f;
+
+	two_cold(&f, 4 * MIB);
+	CHECK_EQ_INT(fixture_tick(&f, 10 * SEC), 0);
+	CHECK_EQ_INT(f.out.nr, 0);
+	f.regions[1].bytes = 8 * MIB;
+	check_displaces(&f, 11 * SEC, 0);
+
+	two_cold(&f, 8 * MIB);
+	check_displaces(&f, 11 * SEC, 8 * MIB);
+}
+
 /* A page one scan saw is not taken; seen by a second scan it goes up. */
 static void test_samples_confirmed(void)
 {
@@ -218,6 +258,7 @@ int main(void)
 	test_age();
 	test_samples_confirmed();
 	test_reserve();
+	test_arrivals();
 	test_budget();
 	test_ops();
 	return tierd_test_finish();
