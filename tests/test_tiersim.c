@@ -143,12 +143,15 @@ static void test_every_strategy(void)
 		enum tiersim_workload_kind kind;
 		enum tierd_sharing sharing;
 		const char *ratio;
+		enum tiersim_layout layout;
 	} cases[] = {
-		{ TIERSIM_WL_GUPS, TIERD_SHARING_ISLAND, "1:1:2:2" },
-		{ TIERSIM_WL_ZIPF, TIERD_SHARING_ISLAND, "1:1:8:8" },
-		{ TIERSIM_WL_ALLOC_BURST, TIERD_SHARING_ISLAND, "1:1:2:2" },
-		{ TIERSIM_WL_MULTI_TENANT, TIERD_SHARING_ISLAND, "1:1:2:2" },
-		{ TIERSIM_WL_MULTI_TENANT, TIERD_SHARING_POOL, "1:1:8:8" },
+		{ TIERSIM_WL_GUPS, TIERD_SHARING_ISLAND, "1:1:2:2", TIERSIM_LAYOUT_VIRTUAL },
+		{ TIERSIM_WL_ZIPF, TIERD_SHARING_ISLAND, "1:1:8:8", TIERSIM_LAYOUT_VIRTUAL },
+		{ TIERSIM_WL_ALLOC_BURST, TIERD_SHARING_ISLAND, "1:1:2:2", TIERSIM_LAYOUT_VIRTUAL },
+		{ TIERSIM_WL_MULTI_TENANT, TIERD_SHARING_ISLAND, "1:1:2:2", TIERSIM_LAYOUT_VIRTUAL },
+		{ TIERSIM_WL_MULTI_TENANT, TIERD_SHARING_POOL, "1:1:8:8", TIERSIM_LAYOUT_VIRTUAL },
+		{ TIERSIM_WL_ALLOC_BURST, TIERD_SHARING_ISLAND, "1:1:2:2", TIERSIM_LAYOUT_FRAMES },
+		{ TIERSIM_WL_MULTI_TENANT, TIERD_SHARING_POOL, "1:1:8:8", TIERSIM_LAYOUT_FRAMES },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -158,6 +161,7 @@ static void test_every_strategy(void)
 
 		small(&cfg, cases[i].kind, 3);
 		cfg.sharing = cases[i].sharing;
+		cfg.layout = cases[i].layout;
 		CHECK_EQ_INT(tiersim_ratio_parse(cases[i].ratio, &cfg), 0);
 		CHECK_EQ_INT(tiersim_oracle_compute(&cfg, &o, err, sizeof(err)), 0);
 		/* Whole-run placement can only lose to per-window placement. */
@@ -166,8 +170,9 @@ static void test_every_strategy(void)
 			char what[96];
 
 			cfg.strategy = strategies[s];
-			snprintf(what, sizeof(what), "%s/%s", tiersim_workload_name(cases[i].kind),
-				 tierd_strategy_name(strategies[s]));
+			snprintf(what, sizeof(what), "%s/%s%s", tiersim_workload_name(cases[i].kind),
+				 tierd_strategy_name(strategies[s]),
+				 cases[i].layout == TIERSIM_LAYOUT_FRAMES ? " (frames)" : "");
 			check_run(&cfg, &o, what);
 		}
 		tiersim_oracle_free(&o);
@@ -476,13 +481,13 @@ static void test_dirty_bit(void)
 }
 
 /* A machine of two tiers (80 and 300 ns) and one space of 5 pages. */
-static struct tiersim_machine *two_tiers(uint64_t cap0, uint64_t cap1)
+static struct tiersim_machine *two_tiers(uint64_t cap0, uint64_t cap1, uint64_t nr_pages)
 {
 	const struct tiersim_tier_spec tiers[2] = {
 		{ .capacity_pages = cap0, .read_ns = 80, .write_ns = 80 },
 		{ .capacity_pages = cap1, .read_ns = 300, .write_ns = 300 },
 	};
-	const uint64_t pages[1] = { 5 };
+	const uint64_t pages[1] = { nr_pages };
 	struct tiersim_machine *m = NULL;
 
 	CHECK_EQ_INT(tiersim_machine_new(tiers, 2, pages, 1, &m), 0);
@@ -491,7 +496,7 @@ static struct tiersim_machine *two_tiers(uint64_t cap0, uint64_t cap1)
 
 static void test_machine(void)
 {
-	struct tiersim_machine *m = two_tiers(2, 4);
+	struct tiersim_machine *m = two_tiers(2, 4, 5);
 	struct tiersim_space *s;
 	uint64_t moved, failed, page;
 	char err[256];
@@ -522,6 +527,24 @@ static void test_machine(void)
 	CHECK_EQ_U64(failed, 1);
 	CHECK_EQ_INT(tiersim_machine_move(m, 0, 4, 0), 0);
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
+	/* Frames: first touch took tier 0's 0 and 1 and tier 1's 0..2; page
+	 * 1 went down to the frame tier 1 had left (3), and page 4 up into
+	 * the one it freed on tier 0 (1). */
+	CHECK_EQ_U64(s->pages[0].frame, 0);
+	CHECK_EQ_U64(s->pages[1].frame, 3);
+	CHECK_EQ_U64(s->pages[4].frame, 1);
+	CHECK_EQ_U64(m->frames[0][1].page, 4);
+	/* The last frame freed is the first taken: page 0 down into the one
+	 * page 4 freed (2), page 3 up into the one page 0 freed (0). */
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 0, 1), 0);
+	CHECK_EQ_U64(s->pages[0].frame, 2);
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 3, 0), 0);
+	CHECK_EQ_U64(s->pages[3].frame, 0);
+	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
+	/* The check sees a frame that holds another page. */
+	m->frames[1][s->pages[2].frame].page = 1;
+	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), -EUCLEAN);
+	m->frames[1][s->pages[2].frame].page = 2;
 	CHECK_EQ_INT(tiersim_machine_page_of(m, 0, s->base_addr + 3 * 4096 + 17, &page), 0);
 	CHECK_EQ_U64(page, 3);
 	CHECK_EQ_INT(tiersim_machine_page_of(m, 0, s->base_addr + 5 * 4096, &page), -ENOENT);
@@ -540,7 +563,7 @@ static void test_machine(void)
  * full destination. */
 static void test_machine_mglru(void)
 {
-	struct tiersim_machine *m = two_tiers(4, 3);
+	struct tiersim_machine *m = two_tiers(4, 3, 5);
 	struct tiersim_space *s;
 	uint64_t moved, failed;
 	char err[256];
@@ -614,6 +637,52 @@ static void test_machine_mglru(void)
 	CHECK_EQ_INT(s->pages[1].tier, 0);
 	CHECK_EQ_U64(m->used_pages[1], 3);
 	CHECK_EQ_INT(tiersim_machine_check(m, err, sizeof(err)), 0);
+	tiersim_machine_free(m);
+}
+
+/* A context over a tier's frames sees a page where it sits: page 40,
+ * promoted into the frame page 3 left (3), and accessed every
+ * millisecond, reads hot at frame 3's address; tier 0's eight frames all
+ * hold the cgroup's pages, and no other frame reads accessed. */
+static void test_damon_frames(void)
+{
+	struct tiersim_machine *m = two_tiers(8, 64, 64);
+	struct tiersim_damon d;
+	struct tiersim_damon_config dc;
+	const struct tierd_region *regions;
+	uint64_t base, held = 0, hot_at = UINT64_MAX;
+	size_t nr = 0, accessed = 0;
+	struct tiersim_space *s;
+
+	if (!m)
+		return;
+	s = &m->spaces[0];
+	for (uint64_t p = 0; p < 64; p++)
+		(void)tiersim_machine_alloc(m, s, &s->pages[p]);
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 3, 1), 0);
+	CHECK_EQ_INT(tiersim_machine_move(m, 0, 40, 0), 0);
+	CHECK_EQ_U64(s->pages[40].frame, 3);
+	base = tiersim_damon_tier_base(s->base_addr, 0);
+	tiersim_damon_config_defaults(&dc);
+	CHECK_EQ_INT(tiersim_damon_init(&d, &dc, 8, base, 0, 1, 1), 0);
+	tiersim_damon_use_frames(&d, m->frames[0], 0);
+	for (uint64_t now = 1000; now <= 1000000; now += 1000) {
+		s->pages[40].flags |= TIERSIM_PAGE_ACCESSED;
+		CHECK_EQ_INT(tiersim_damon_step(&d, s, now), 0);
+	}
+	tiersim_damon_read(&d, 1000000);
+	CHECK_EQ_INT(tiersim_damon_regions(&d, s, &regions, &nr), 0);
+	for (size_t i = 0; i < nr; i++) {
+		held += tierd_region_bytes(&regions[i]) / 4096;
+		if (regions[i].nr_accesses) {
+			accessed++;
+			hot_at = regions[i].start;
+		}
+	}
+	CHECK_EQ_U64(held, 8);
+	CHECK_EQ_U64(accessed, 1);
+	CHECK_EQ_U64(hot_at, base + 3 * 4096);
+	tiersim_damon_free(&d);
 	tiersim_machine_free(m);
 }
 
@@ -976,6 +1045,7 @@ int main(void)
 	test_machine();
 	test_machine_mglru();
 	test_samplers();
+	test_damon_frames();
 	test_damon_filter();
 	test_damon_check_timing();
 	test_every_strategy();

@@ -77,10 +77,29 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 }
 
 /* The mapped part: what has been touched, up to whole chunks. */
+/* Whether index i of the context holds a page of the space on its tier. */
+static bool on_tier(const struct tiersim_damon *d, const struct tiersim_space *s, uint64_t i)
+{
+	if (d->frames)
+		return d->frames[i].space == d->space;
+	return s->pages[i].tier == d->tier;
+}
+
+/* The page at index i (on_tier() must hold): the frame's, or the space's. */
+static struct tiersim_page *page_at(const struct tiersim_damon *d, struct tiersim_space *s,
+				    uint64_t i)
+{
+	return &s->pages[d->frames ? d->frames[i].page : i];
+}
+
 static uint64_t mapped_of(const struct tiersim_damon *d, const struct tiersim_space *s)
 {
 	uint64_t top = (s->top_page + TIERSIM_DAMON_MAP_CHUNK_PAGES - 1) /
 		       TIERSIM_DAMON_MAP_CHUNK_PAGES * TIERSIM_DAMON_MAP_CHUNK_PAGES;
+
+	/* A node's physical pages are all there from the start. */
+	if (d->frames)
+		return d->nr_pages;
 
 	return top < d->nr_pages ? top : d->nr_pages;
 }
@@ -109,6 +128,13 @@ static void update_mapping(struct tiersim_damon *d, struct tiersim_space *s)
 		d->regions[d->nr - 1].end = mapped;
 	}
 	d->mapped_pages = mapped;
+}
+
+void tiersim_damon_use_frames(struct tiersim_damon *d, const struct tiersim_frame *frames,
+			      int32_t space)
+{
+	d->frames = frames;
+	d->space = space;
 }
 
 void tiersim_damon_free(struct tiersim_damon *d)
@@ -149,7 +175,7 @@ void tiersim_damon_reindex(struct tiersim_damon *d, const struct tiersim_space *
 {
 	d->nr_on_tier = 0;
 	for (uint64_t p = 0; p < d->nr_pages; p++)
-		if (s->pages[p].tier == d->tier)
+		if (on_tier(d, s, p))
 			d->on_tier[d->nr_on_tier++] = p;
 }
 
@@ -187,7 +213,9 @@ static void arm(struct tiersim_damon *d, struct tiersim_space *s, struct tiersim
 		return;
 	}
 	r->sample_page = d->on_tier[lo + tiersim_rng_below(&d->rng, hi - lo)];
-	s->pages[r->sample_page].flags &= (uint8_t)~(TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_DIRTY);
+	if (on_tier(d, s, r->sample_page))
+		page_at(d, s, r->sample_page)->flags &=
+			(uint8_t)~(TIERSIM_PAGE_ACCESSED | TIERSIM_PAGE_DIRTY);
 }
 
 static uint32_t region_rate(const struct tiersim_damon_region *r)
@@ -354,7 +382,7 @@ int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_
 		return 0;
 	for (size_t i = 0; i < d->nr; i++) {
 		struct tiersim_damon_region *r = &d->regions[i];
-		uint8_t flags;
+		uint8_t flags = 0;
 
 		if (r->frozen) {
 			d->skipped_checks++;
@@ -365,10 +393,11 @@ int tiersim_damon_step(struct tiersim_damon *d, struct tiersim_space *s, uint64_
 		if (now_usec - r->armed_usec < d->interval_usec)
 			continue;
 		/* A write sets both bits, so accessed and dirty is a write. A
-		 * page that left the tier since is not there to be found. */
-		flags = s->pages[r->sample_page].flags;
-		if (r->sample_on_tier && s->pages[r->sample_page].tier == d->tier &&
-		    (flags & TIERSIM_PAGE_ACCESSED)) {
+		 * page that left the tier since is not there to be found; a
+		 * frame reads whichever page holds it now. */
+		if (r->sample_on_tier && on_tier(d, s, r->sample_page))
+			flags = page_at(d, s, r->sample_page)->flags;
+		if (flags & TIERSIM_PAGE_ACCESSED) {
 			r->nr_accesses++;
 			if (flags & TIERSIM_PAGE_DIRTY)
 				r->nr_writes++;
@@ -488,7 +517,7 @@ int tiersim_damon_regions(struct tiersim_damon *d, const struct tiersim_space *s
 	*ret = NULL;
 	*ret_nr = 0;
 	for (uint64_t p = 0; p < d->mapped_pages; p++)
-		d->owner[p] = s->pages[p].tier == d->tier;
+		d->owner[p] = on_tier(d, s, p);
 	r = tierd_attribute(d->held, d->nr_held, &owners, &map, 1, &d->runs, 1);
 	if (r < 0)
 		return r;

@@ -87,6 +87,10 @@ struct tiersim_damon_region {
 struct tiersim_damon {
 	struct tiersim_damon_config cfg;
 	int tier;                       /* the tier whose pages it samples */
+	/* Set: the context's pages are the tier's frames, and a frame counts
+	 * when it holds a page of `space` (tiersim_damon_use_frames()). */
+	const struct tiersim_frame *frames;
+	int32_t space;
 	uint64_t nr_pages, base_addr;   /* regions reported at base_addr */
 	uint64_t mapped_pages;          /* regions cover [0, mapped_pages) */
 	uint64_t next_update_usec;
@@ -138,6 +142,13 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 		       uint64_t nr_pages, uint64_t base_addr, int tier, uint64_t seed,
 		       uint64_t stream);
 void tiersim_damon_free(struct tiersim_damon *d);
+
+/* Samples a tier's frames (nr_pages at init: the tier's capacity) for the
+ * pages of space `space` there, as the daemon's kdamond samples a node's
+ * physical pages and attributes them to cgroups; without it the context
+ * runs over the space's own pages. */
+void tiersim_damon_use_frames(struct tiersim_damon *d, const struct tiersim_frame *frames,
+			      int32_t space);
 
 /* Where tier `tier`'s context of a space at space_base reports. */
 static inline uint64_t tiersim_damon_tier_base(uint64_t space_base, size_t tier)

@@ -25,6 +25,24 @@ int tiersim_machine_new(const struct tiersim_tier_spec *tiers, size_t nr_tiers,
 		return -ENOMEM;
 	}
 	m->nr_spaces = nr_spaces;
+	for (size_t t = 0; t < nr_tiers; t++) {
+		uint64_t n = tiers[t].capacity_pages;
+
+		if (n > UINT32_MAX) {
+			tiersim_machine_free(m);
+			return -EINVAL;
+		}
+		m->frames[t] = calloc(n ? n : 1, sizeof(*m->frames[t]));
+		m->free_frames[t] = calloc(n ? n : 1, sizeof(*m->free_frames[t]));
+		if (!m->frames[t] || !m->free_frames[t]) {
+			tiersim_machine_free(m);
+			return -ENOMEM;
+		}
+		for (uint64_t f = 0; f < n; f++) {
+			m->frames[t][f].space = -1;
+			m->free_frames[t][f] = (uint32_t)(n - 1 - f);
+		}
+	}
 	for (size_t c = 0; c < nr_spaces; c++) {
 		struct tiersim_space *s = &m->spaces[c];
 
@@ -52,6 +70,10 @@ void tiersim_machine_free(struct tiersim_machine *m)
 		return;
 	for (size_t c = 0; c < m->nr_spaces; c++)
 		free(m->spaces[c].pages);
+	for (size_t t = 0; t < TIERSIM_MAX_TIERS; t++) {
+		free(m->frames[t]);
+		free(m->free_frames[t]);
+	}
 	free(m->spaces);
 	free(m);
 }
@@ -84,6 +106,8 @@ static int move_page(struct tiersim_machine *m, size_t c, uint64_t page, size_t 
 		return -EALREADY;
 	if (m->used_pages[to] >= m->tiers[to].capacity_pages)
 		return -ENOSPC;
+	tiersim_frame_release(m, from, pg);
+	tiersim_frame_take(m, to, c, page, pg);
 	m->used_pages[from]--;
 	m->used_pages[to]++;
 	s->tier_pages[from]--;
@@ -267,6 +291,14 @@ int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err
 				continue;
 			held[t]++;
 			allocated++;
+			if (s->pages[p].frame >= m->tiers[t].capacity_pages ||
+			    m->frames[t][s->pages[p].frame].space != (int32_t)c ||
+			    m->frames[t][s->pages[p].frame].page != p) {
+				snprintf(err, err_size, "cgroup %zu page %" PRIu64
+					 ": its frame %u of tier %d holds another", c, p,
+					 s->pages[p].frame, t);
+				return -EUCLEAN;
+			}
 		}
 		if (allocated != s->allocated_pages) {
 			snprintf(err, err_size, "cgroup %zu: %" PRIu64 " pages in the map, %" PRIu64
@@ -284,6 +316,15 @@ int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err
 		}
 	}
 	for (size_t t = 0; t < m->nr_tiers; t++) {
+		uint64_t taken = 0;
+
+		for (uint64_t f = 0; f < m->tiers[t].capacity_pages; f++)
+			taken += m->frames[t][f].space >= 0;
+		if (taken != m->used_pages[t]) {
+			snprintf(err, err_size, "tier %zu: %" PRIu64 " frames taken, %" PRIu64
+				 " counted", t, taken, m->used_pages[t]);
+			return -EUCLEAN;
+		}
 		if (used[t] != m->used_pages[t]) {
 			snprintf(err, err_size, "tier %zu: %" PRIu64 " pages in the map, %" PRIu64
 				 " counted", t, used[t], m->used_pages[t]);

@@ -77,6 +77,7 @@ struct tiersim_page {
 	int8_t lru_checked;  /* the sub-tick the LRU last looked at it, this tick */
 	int8_t tier;         /* -1 until first touched */
 	uint8_t flags;
+	uint32_t frame;      /* its physical page on its tier */
 };
 
 struct tiersim_lruvec {
@@ -100,10 +101,23 @@ struct tiersim_tier_spec {
 	uint32_t read_ns, write_ns;
 };
 
+/* A tier's physical page: the space and page it holds, space -1 when free.
+ * The DAMON-like sampler runs over a tier's frames, as the daemon's
+ * kdamonds run over a node's physical addresses. */
+struct tiersim_frame {
+	int32_t space;
+	uint64_t page;
+};
+
 struct tiersim_machine {
 	size_t nr_tiers;
 	struct tiersim_tier_spec tiers[TIERSIM_MAX_TIERS];
 	uint64_t used_pages[TIERSIM_MAX_TIERS];
+	/* Per tier: its frames, and the free ones as a stack, the last freed
+	 * on top (the buddy allocator's per-CPU lists hand out the page freed
+	 * last first); at the start frame 0 is on top. */
+	struct tiersim_frame *frames[TIERSIM_MAX_TIERS];
+	uint32_t *free_frames[TIERSIM_MAX_TIERS];
 	size_t nr_spaces;
 	struct tiersim_space *spaces;
 	uint64_t alloc_failed_pages; /* first touches with every tier full */
@@ -133,6 +147,26 @@ static inline void tiersim_lru_add(struct tiersim_space *s, struct tiersim_page 
 	pg->lru_order = ++s->lru_clock;
 }
 
+/* Gives page `page` of space `space` a free frame of tier t (which has one). */
+static inline void tiersim_frame_take(struct tiersim_machine *m, size_t t, size_t space,
+				      uint64_t page, struct tiersim_page *pg)
+{
+	uint64_t top = m->tiers[t].capacity_pages - m->used_pages[t];
+
+	pg->frame = m->free_frames[t][top - 1];
+	m->frames[t][pg->frame] = (struct tiersim_frame){ .space = (int32_t)space, .page = page };
+}
+
+/* Frees page pg's frame on tier t; call before used_pages[t] drops. */
+static inline void tiersim_frame_release(struct tiersim_machine *m, size_t t,
+					 const struct tiersim_page *pg)
+{
+	uint64_t top = m->tiers[t].capacity_pages - m->used_pages[t];
+
+	m->frames[t][pg->frame].space = -1;
+	m->free_frames[t][top] = pg->frame;
+}
+
 /* First-touch allocation: the nearest tier with a free page, in tier order
  * (the fastest first, as the kernel's fallback list by distance from the
  * local socket would), into the youngest generation (folio_add_lru() marks
@@ -143,6 +177,7 @@ static inline int tiersim_machine_alloc(struct tiersim_machine *m, struct tiersi
 {
 	for (size_t t = 0; t < m->nr_tiers; t++) {
 		if (m->used_pages[t] < m->tiers[t].capacity_pages) {
+			tiersim_frame_take(m, t, (size_t)(s - m->spaces), (uint64_t)(pg - s->pages), pg);
 			m->used_pages[t]++;
 			s->tier_pages[t]++;
 			s->allocated_pages++;
@@ -190,8 +225,8 @@ int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from,
 			       uint64_t max_pages, uint64_t *ret_moved, uint64_t *ret_failed);
 
 /* Recounts everything from the page map: every page in exactly one tier or
- * unallocated, per-tier and per-space counts equal to the page map, no tier
- * over capacity. Returns 0, or -EUCLEAN with the first mismatch in err. */
+ * unallocated and held by its frame, per-tier and per-space counts equal to
+ * the page map and to the frames taken, no tier over capacity. Returns 0, or -EUCLEAN with the first mismatch in err. */
 int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err_size);
 
 /* The space and page index of an address, or -ENOENT. */

@@ -30,6 +30,9 @@ static const char help[] =
 	"                       also the write latency unless --write-latency is given\n"
 	"  --write-latency LIST write latency per tier in ns\n"
 	"  --headroom PCT       capacity above the footprint, percent (default 5)\n"
+	"  --layout L           what a tier's DAMON context samples: virtual (the cgroup's\n"
+	"                       pages in address order) or frames (the tier's physical\n"
+	"                       pages) (default virtual)\n"
 	"  --jobs N             runs at once (default 2)\n"
 	"  --out DIR            write summary.csv, series-*.csv, plot-*.gp and PNGs to DIR\n"
 	"  --quiet              print nothing but errors\n"
@@ -40,7 +43,7 @@ static const char help[] =
 
 enum {
 	OPT_WORKLOAD = 256, OPT_RATIO, OPT_STRATEGY, OPT_SEED, OPT_SCALE, OPT_DURATION, OPT_TRACE,
-	OPT_LATENCY, OPT_WRITE_LATENCY, OPT_HEADROOM, OPT_JOBS, OPT_OUT, OPT_QUIET,
+	OPT_LATENCY, OPT_WRITE_LATENCY, OPT_HEADROOM, OPT_LAYOUT, OPT_JOBS, OPT_OUT, OPT_QUIET,
 	OPT_ENGINE_BENCH, OPT_EB_CGROUPS, OPT_EB_REGIONS, OPT_EB_TICKS, OPT_HELP,
 };
 
@@ -55,6 +58,7 @@ static const struct option options[] = {
 	{ "latency", required_argument, NULL, OPT_LATENCY },
 	{ "write-latency", required_argument, NULL, OPT_WRITE_LATENCY },
 	{ "headroom", required_argument, NULL, OPT_HEADROOM },
+	{ "layout", required_argument, NULL, OPT_LAYOUT },
 	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -259,6 +263,18 @@ int main(int argc, char **argv)
 		case OPT_HEADROOM:
 			r = parse_u64("headroom", optarg, 1000, &v);
 			bc.base.headroom_pmy = (uint32_t)(v * 100);
+			break;
+		case OPT_LAYOUT:
+			if (strcmp(optarg, "virtual") == 0) {
+				bc.base.layout = TIERSIM_LAYOUT_VIRTUAL;
+			} else if (strcmp(optarg, "frames") == 0) {
+				bc.base.layout = TIERSIM_LAYOUT_FRAMES;
+			} else {
+				fprintf(stderr,
+					"tiersim: --layout: expected virtual or frames, got \"%s\"\n",
+					optarg);
+				r = -EINVAL;
+			}
 			break;
 		case OPT_JOBS:
 			r = parse_u64("jobs", optarg, 256, &v);

@@ -247,35 +247,49 @@ static void count_move(struct sim *s, size_t c, bool promotion, int r)
 	}
 }
 
+static void move_page(struct sim *s, size_t c, uint64_t p, size_t to)
+{
+	int from = s->m->spaces[c].pages[p].tier;
+
+	if (from < 0 || (size_t)from == to)
+		return;
+	count_move(s, c, to < (size_t)from, tiersim_machine_move(s->m, c, p, to));
+}
+
 /* Moves the pages of [start, end) in cgroup c's space to tier `to`. A
- * range in a tier's reported space (a DAMON region's run) moves only that
- * tier's pages, as a paddr range holds only its node's; a virtual range (a
- * sampled page) moves its page. */
+ * range in a tier's reported space (a DAMON region's run) moves only the
+ * cgroup's pages on that tier, as a paddr range with a memcg filter does:
+ * in the frames layout those in the range's frames, else those of the
+ * range of its space; a virtual range (a sampled page) moves its page. */
 static void move_range(struct sim *s, size_t c, uint64_t start, uint64_t end, size_t to)
 {
 	struct tiersim_space *sp = &s->m->spaces[c];
-	uint64_t base = sp->base_addr, first, last;
-	int only = -1;
+	uint64_t base = sp->base_addr, first, last, nr = sp->nr_pages;
+	size_t only = SIZE_MAX;
 
 	if (start >= tiersim_damon_tier_base(sp->base_addr, 0) &&
 	    start < tiersim_damon_tier_base(sp->base_addr, s->m->nr_tiers)) {
-		only = (int)((start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
-		base = tiersim_damon_tier_base(sp->base_addr, (size_t)only);
+		only = (size_t)((start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
+		base = tiersim_damon_tier_base(sp->base_addr, only);
+		if (s->cfg->layout == TIERSIM_LAYOUT_FRAMES)
+			nr = s->m->tiers[only].capacity_pages;
 	}
 	if (end <= base || start >= end)
 		return;
 	first = start > base ? (start - base) / TIERSIM_PAGE_BYTES : 0;
 	last = (end - base + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
-	if (last > sp->nr_pages)
-		last = sp->nr_pages;
-	for (uint64_t p = first; p < last; p++) {
-		int from = sp->pages[p].tier;
-		int r;
-
-		if (from < 0 || (size_t)from == to || (only >= 0 && from != only))
+	if (last > nr)
+		last = nr;
+	for (uint64_t i = first; i < last; i++) {
+		if (only == SIZE_MAX || s->cfg->layout != TIERSIM_LAYOUT_FRAMES) {
+			if (only == SIZE_MAX || sp->pages[i].tier == (int)only)
+				move_page(s, c, i, to);
 			continue;
-		r = tiersim_machine_move(s->m, c, p, to);
-		count_move(s, c, to < (size_t)from, r);
+		}
+		/* A page moved out frees its frame, which a later move
+		 * into this tier may take: those are past this range's. */
+		if (s->m->frames[only][i].space == (int32_t)c)
+			move_page(s, c, s->m->frames[only][i].page, to);
 	}
 }
 
@@ -570,7 +584,10 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 		const struct tiersim_space *sp = &s->m->spaces[c];
 
 		for (size_t t = 0; t < cfg->nr_tiers; t++) {
-			r = tiersim_damon_init(&cg->damon[t], &cfg->damon, sp->nr_pages,
+			bool frames = cfg->layout == TIERSIM_LAYOUT_FRAMES;
+
+			r = tiersim_damon_init(&cg->damon[t], &cfg->damon,
+					       frames ? s->m->tiers[t].capacity_pages : sp->nr_pages,
 					       tiersim_damon_tier_base(sp->base_addr, t), (int)t,
 					       cfg->workload.seed,
 					       DAMON_STREAM_BASE + c * TIERSIM_MAX_TIERS + t);
@@ -578,6 +595,8 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 				snprintf(err, err_size, "damon: %s", strerror(-r));
 				return r;
 			}
+			if (frames)
+				tiersim_damon_use_frames(&cg->damon[t], s->m->frames[t], (int32_t)c);
 		}
 		r = tiersim_fault_init(&cg->fault, &cfg->fault, sp->base_addr);
 		if (r < 0) {

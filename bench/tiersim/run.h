@@ -38,6 +38,11 @@
  * about 7 s of a 120 s run. */
 #define TIERSIM_BUDGET_PMY_PER_TICK 500u
 
+enum tiersim_layout {
+	TIERSIM_LAYOUT_VIRTUAL,
+	TIERSIM_LAYOUT_FRAMES,
+};
+
 struct tiersim_run_config {
 	struct tiersim_workload_config workload;
 	size_t nr_tiers;
@@ -51,6 +56,10 @@ struct tiersim_run_config {
 	struct tiersim_damon_config damon;
 	struct tiersim_fault_config fault;
 	bool check_every_tick;            /* else only after the last tick */
+	/* What a tier's DAMON-like context runs over: the cgroup's own
+	 * pages (virtual order), or the tier's frames, which pages take and
+	 * free as they come and go (bench/README.md "Layout"). */
+	enum tiersim_layout layout;
 };
 
 /* Four tiers 1:1:2:2 with Mole §6.1's latencies, gups, strategy none. */
