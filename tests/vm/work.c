@@ -21,6 +21,7 @@
  *   ready
  *   PLACE t_ms=<ms> hotset=A|B hot=<n0>,<n1>,<n2>,<n3> cold=<...> hot2=<...> touches=<n>
  *   moved t_ms=<ms>
+ *   FRAMES set=A node0=<pages> runs=<n> blocks=<n>
  *   CHECKSUM pages=<pages checked> bad=<pages whose pattern is wrong>
  * t_ms counts from "ready". PLACE comes at t_ms=0, then every --report-ms
  * (default 1000). Each set's field is its pages on nodes 0..3 from
@@ -31,6 +32,9 @@
  * set that went cold. Without --hot2, hot2=0,0,0,0. touches= counts the
  * pages the hot loop has swept since it started: the workload's own
  * operations, whose rate is its throughput (bench/overhead.sh).
+ * FRAMES, before CHECKSUM, says how set A's pages on node 0 lie in physical
+ * memory (/proc/self/pagemap, docs/kernel.md §5.2): how many there are,
+ * in how many runs of consecutive frames, and in how many 2 MiB blocks.
  * CHECKSUM comes after --duration SEC or on SIGTERM/SIGINT; exit 0, or 1
  * if bad > 0 or on an error (on stderr). Usage errors exit 2.
  *
@@ -40,6 +44,7 @@
  * bits"); --no-sleeper drops the sleeper. --nice N lowers the priority of
  * all of it, for scenarios whose hot loops would starve tierd. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <getopt.h>
@@ -84,6 +89,12 @@
 #define SPLITMIX_SHIFT2 27
 #define SPLITMIX_SHIFT3 31
 #define EXIT_USAGE 2
+/* /proc/PID/pagemap: one 64-bit entry per page, bit 63 "present", bits
+ * 0-54 the frame number (docs/kernel.md §5.2). */
+#define PAGEMAP_ENTRY_BYTES 8
+#define PAGEMAP_PRESENT (1ull << 63)
+#define PAGEMAP_PFN_MASK ((1ull << 55) - 1)
+#define PMD_PAGES 512       /* a 2 MiB block of 4 KiB frames */
 #define COUNTS_MAX 128 /* NR_REPORT_NODES + 1 unsigned longs, commas, "x=" */
 
 enum set_id { SET_A, SET_COLD, SET_B, NR_SETS };
@@ -432,6 +443,62 @@ static int format_counts(struct work *w, int id, char *buf, size_t size)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The frame of each of set id's pages on node 0, into pfn; their count. */
+static size_t node0_frames(struct work *w, int id, int fd, uint64_t *pfn)
+{
+	const struct set *s = &w->sets[id];
+	size_t nr = 0, done, n, i;
+
+	for (done = 0; done < s->pages; done += n) {
+		n = s->pages - done < QUERY_BATCH ? s->pages - done : QUERY_BATCH;
+		for (i = 0; i < n; i++)
+			w->addrs[i] = s->base + (done + i) * w->page_words;
+		if (syscall(SYS_move_pages, 0, n, w->addrs, NULL, w->status, 0) < 0)
+			return nr;
+		for (i = 0; i < n; i++) {
+			uint64_t e = 0;
+			off_t at = (off_t)((uintptr_t)w->addrs[i] / w->page_size) * PAGEMAP_ENTRY_BYTES;
+
+			if (w->status[i] == 0 && pread(fd, &e, sizeof(e), at) == (ssize_t)sizeof(e) &&
+			    (e & PAGEMAP_PRESENT))
+				pfn[nr++] = e & PAGEMAP_PFN_MASK;
+		}
+	}
+	return nr;
+}
+
+/* The FRAMES line for set A: its pages on node 0, the runs of consecutive
+ * frames they make, and the 2 MiB blocks they touch. */
+static void report_frames(struct work *w)
+{
+	const struct set *s = &w->sets[SET_A];
+	uint64_t *pfn = calloc(s->pages ? s->pages : 1, sizeof(*pfn));
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t nr = 0, runs = 0, blocks = 0;
+
+	if (pfn && fd >= 0)
+		nr = node0_frames(w, SET_A, fd, pfn);
+	else
+		fprintf(stderr, "work: cannot read /proc/self/pagemap: %s\n", strerror(errno));
+	if (nr)
+		qsort(pfn, nr, sizeof(*pfn), cmp_u64);
+	for (size_t i = 0; i < nr; i++) {
+		runs += !i || pfn[i] != pfn[i - 1] + 1;
+		blocks += !i || pfn[i] / PMD_PAGES != pfn[i - 1] / PMD_PAGES;
+	}
+	emit("FRAMES set=A node0=%zu runs=%zu blocks=%zu\n", nr, runs, blocks);
+	if (fd >= 0)
+		close(fd);
+	free(pfn);
+}
+
 static int report(struct work *w, long t_ms)
 {
 	int hot = atomic_load(&w->hot);
@@ -594,6 +661,7 @@ out:
 		waitpid(sleeper, NULL, 0);
 	}
 	if (r == 0) {
+		report_frames(&w);
 		bad = verify(&w, &pages);
 		emit("CHECKSUM pages=%zu bad=%zu\n", pages, bad);
 	}

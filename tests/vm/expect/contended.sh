@@ -11,6 +11,9 @@ expect_eq "$(res tierd_exit)" 0 "contended: tierd exits 0"
 for who in linux tierd; do
 	echo "NOTE [$VM_KERNEL]: contended $who: tier 0 filled with $(res ${who}_fill_mib | cut -d' ' -f2) MiB of the cold tenant, $(res ${who}_coldt_node0_mib_end) MiB at the end; hot set >= 90% in tier 0 after $(res ${who}_top_90pct_ms) ms, final $(res ${who}_final_top_pmy) per mille, effective latency mean $(res ${who}_mean_latency_ns) ns, final $(res ${who}_final_latency_ns) ns" >&2
 done
+for who in linux tierd; do
+	echo "NOTE [$VM_KERNEL]: contended $who: the hot set on node 0 in physical memory: $(res ${who}_hot_frames)" >&2
+done
 # Seconds from 10 s on at which tierd held at least Linux's share.
 at_least=$(grep '^SERIES ' "$L" | tr -d '\r' | awk '$3 >= 10 { top[$2, $3] = $4; t[$3] = 1 }
 	END { for (s in t) if ((("linux", s) in top) && (("tierd", s) in top)) { n++; if (top["tierd", s] >= top["linux", s]) k++ }

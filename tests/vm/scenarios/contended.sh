@@ -14,12 +14,16 @@ echo +memory >$CG/cgroup.subtree_control
 RUN_S=45
 
 hot_tenant() { start_work /hott $1 --hot 64 --hot-node 3 --cold 64 --cold-node 3 --report-ms 1000; }
+# frames NAME: how the hot set's pages on node 0 lie in physical memory
+# (work's FRAMES line: pages, runs of consecutive frames, 2 MiB blocks).
+frames() { echo "RESULT $1_hot_frames $(sed -n 's/^FRAMES set=A //p' /tmp/$1.out)"; }
 
 tiering_linux
 fill linux
 hot_tenant linux
 sleep $RUN_S
 stop_work linux
+frames linux
 echo "RESULT linux_pgpromote_success $(sed -n 's/^pgpromote_success //p' $CG/hott/memory.stat)"
 series linux
 rmdir $CG/hott
@@ -31,6 +35,7 @@ sleep $RUN_S
 keep_metrics
 stop_tierd
 stop_work tierd
+frames tierd
 series tierd
 echo "RESULT tierd_demoted_mib $(mib "$(metric 'tierd_migration_succeeded_bytes_total{path="damos_migrate_cold"}')")"
 # What tierd as shipped (DAMON on four tiers, the sampler) waited on the
