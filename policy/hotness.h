@@ -43,12 +43,19 @@ static inline uint64_t tierd_region_bytes(const struct tierd_region *r)
 	return r->bytes ? r->bytes : r->end - r->start;
 }
 
+/* `bytes` held evenly over [start, end): what `span` bytes of it hold. */
+static inline uint64_t tierd_even_share(uint64_t bytes, uint64_t start, uint64_t end,
+					uint64_t span)
+{
+	if (end <= start)
+		return 0;
+	return (uint64_t)((unsigned __int128)bytes * span / (end - start));
+}
+
 /* Region r's bytes in `span` bytes of its span, r taken as evenly filled. */
 static inline uint64_t tierd_region_share(const struct tierd_region *r, uint64_t span)
 {
-	if (r->end <= r->start)
-		return 0;
-	return (uint64_t)((unsigned __int128)tierd_region_bytes(r) * span / (r->end - r->start));
+	return tierd_even_share(tierd_region_bytes(r), r->start, r->end, span);
 }
 
 /* The span, in whole pages, that holds `bytes` of region r. */

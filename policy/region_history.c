@@ -77,9 +77,8 @@ uint64_t tierd_region_history_bytes(const struct tierd_region_history *h, size_t
 		uint64_t a = k->start > start ? k->start : start;
 		uint64_t b = k->end < end ? k->end : end;
 
-		/* An even share of what it held, as tierd_region_share(). */
 		if (b > a)
-			sum += (uint64_t)((unsigned __int128)k->bytes * (b - a) / (k->end - k->start));
+			sum += tierd_even_share(k->bytes, k->start, k->end, b - a);
 	}
 	return sum;
 }

@@ -76,7 +76,6 @@ int tiersim_damon_init(struct tiersim_damon *d, const struct tiersim_damon_confi
 	return 0;
 }
 
-/* The mapped part: what has been touched, up to whole chunks. */
 /* Whether index i of the context holds a page of the space on its tier. */
 static bool on_tier(const struct tiersim_damon *d, const struct tiersim_space *s, uint64_t i)
 {
@@ -92,15 +91,15 @@ static struct tiersim_page *page_at(const struct tiersim_damon *d, struct tiersi
 	return &s->pages[d->frames ? d->frames[i].page : i];
 }
 
+/* The mapped part: what has been touched, up to whole chunks; a node's
+ * physical pages are all there from the start. */
 static uint64_t mapped_of(const struct tiersim_damon *d, const struct tiersim_space *s)
 {
 	uint64_t top = (s->top_page + TIERSIM_DAMON_MAP_CHUNK_PAGES - 1) /
 		       TIERSIM_DAMON_MAP_CHUNK_PAGES * TIERSIM_DAMON_MAP_CHUNK_PAGES;
 
-	/* A node's physical pages are all there from the start. */
 	if (d->frames)
 		return d->nr_pages;
-
 	return top < d->nr_pages ? top : d->nr_pages;
 }
 

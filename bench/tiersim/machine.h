@@ -226,7 +226,8 @@ int tiersim_machine_demote_lru(struct tiersim_machine *m, size_t c, size_t from,
 
 /* Recounts everything from the page map: every page in exactly one tier or
  * unallocated and held by its frame, per-tier and per-space counts equal to
- * the page map and to the frames taken, no tier over capacity. Returns 0, or -EUCLEAN with the first mismatch in err. */
+ * the page map and to the frames taken, no tier over capacity. Returns 0,
+ * or -EUCLEAN with the first mismatch in err. */
 int tiersim_machine_check(const struct tiersim_machine *m, char *err, size_t err_size);
 
 /* The space and page index of an address, or -ENOENT. */

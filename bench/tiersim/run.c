@@ -266,12 +266,14 @@ static void move_range(struct sim *s, size_t c, uint64_t start, uint64_t end, si
 	struct tiersim_space *sp = &s->m->spaces[c];
 	uint64_t base = sp->base_addr, first, last, nr = sp->nr_pages;
 	size_t only = SIZE_MAX;
+	bool frames = false;
 
 	if (start >= tiersim_damon_tier_base(sp->base_addr, 0) &&
 	    start < tiersim_damon_tier_base(sp->base_addr, s->m->nr_tiers)) {
 		only = (size_t)((start - sp->base_addr) / TIERSIM_DAMON_TIER_STRIDE_ADDR) - 1;
 		base = tiersim_damon_tier_base(sp->base_addr, only);
-		if (s->cfg->layout == TIERSIM_LAYOUT_FRAMES)
+		frames = s->cfg->layout == TIERSIM_LAYOUT_FRAMES;
+		if (frames)
 			nr = s->m->tiers[only].capacity_pages;
 	}
 	if (end <= base || start >= end)
@@ -280,16 +282,13 @@ static void move_range(struct sim *s, size_t c, uint64_t start, uint64_t end, si
 	last = (end - base + TIERSIM_PAGE_BYTES - 1) / TIERSIM_PAGE_BYTES;
 	if (last > nr)
 		last = nr;
+	/* A page moved out of a frame frees it, and a later move into this
+	 * tier may take it: those are past this range's. */
 	for (uint64_t i = first; i < last; i++) {
-		if (only == SIZE_MAX || s->cfg->layout != TIERSIM_LAYOUT_FRAMES) {
-			if (only == SIZE_MAX || sp->pages[i].tier == (int)only)
-				move_page(s, c, i, to);
-			continue;
-		}
-		/* A page moved out frees its frame, which a later move
-		 * into this tier may take: those are past this range's. */
-		if (s->m->frames[only][i].space == (int32_t)c)
+		if (frames && s->m->frames[only][i].space == (int32_t)c)
 			move_page(s, c, s->m->frames[only][i].page, to);
+		else if (!frames && (only == SIZE_MAX || sp->pages[i].tier == (int)only))
+			move_page(s, c, i, to);
 	}
 }
 
@@ -582,10 +581,9 @@ static int sim_setup(struct sim *s, char *err, size_t err_size)
 		struct cgroup_sim *cg = &s->cg[c];
 		struct tierd_policy *p = &s->policies[c];
 		const struct tiersim_space *sp = &s->m->spaces[c];
+		bool frames = cfg->layout == TIERSIM_LAYOUT_FRAMES;
 
 		for (size_t t = 0; t < cfg->nr_tiers; t++) {
-			bool frames = cfg->layout == TIERSIM_LAYOUT_FRAMES;
-
 			r = tiersim_damon_init(&cg->damon[t], &cfg->damon,
 					       frames ? s->m->tiers[t].capacity_pages : sp->nr_pages,
 					       tiersim_damon_tier_base(sp->base_addr, t), (int)t,

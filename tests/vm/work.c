@@ -402,6 +402,22 @@ out:
 	return r;
 }
 
+/* Queries the nodes of set id's pages [done, done + n) (n <= QUERY_BATCH)
+ * into w->addrs and w->status. Returns 0 or -errno (said on stderr). */
+static int query_batch(struct work *w, int id, size_t done, size_t n)
+{
+	const struct set *s = &w->sets[id];
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		w->addrs[i] = s->base + (done + i) * w->page_words;
+	if (syscall(SYS_move_pages, 0, n, w->addrs, NULL, w->status, 0) == 0)
+		return 0;
+	r = -errno;
+	fprintf(stderr, "work: move_pages query of set %s: %s\n", set_names[id], strerror(-r));
+	return r;
+}
+
 /* Pages of set s per node 0..NR_REPORT_NODES-1, then the others (x). */
 static int count_nodes(struct work *w, int id, unsigned long counts[NR_REPORT_NODES + 1])
 {
@@ -412,13 +428,9 @@ static int count_nodes(struct work *w, int id, unsigned long counts[NR_REPORT_NO
 	memset(counts, 0, sizeof(unsigned long) * (NR_REPORT_NODES + 1));
 	for (done = 0; done < s->pages; done += n) {
 		n = s->pages - done < QUERY_BATCH ? s->pages - done : QUERY_BATCH;
-		for (i = 0; i < n; i++)
-			w->addrs[i] = s->base + (done + i) * w->page_words;
-		if (syscall(SYS_move_pages, 0, n, w->addrs, NULL, w->status, 0) < 0) {
-			r = -errno;
-			fprintf(stderr, "work: move_pages query of set %s: %s\n", set_names[id], strerror(-r));
+		r = query_batch(w, id, done, n);
+		if (r < 0)
 			goto out;
-		}
 		for (i = 0; i < n; i++)
 			counts[w->status[i] >= 0 && w->status[i] < NR_REPORT_NODES ?
 			       w->status[i] : NR_REPORT_NODES]++;
@@ -458,9 +470,7 @@ static size_t node0_frames(struct work *w, int id, int fd, uint64_t *pfn)
 
 	for (done = 0; done < s->pages; done += n) {
 		n = s->pages - done < QUERY_BATCH ? s->pages - done : QUERY_BATCH;
-		for (i = 0; i < n; i++)
-			w->addrs[i] = s->base + (done + i) * w->page_words;
-		if (syscall(SYS_move_pages, 0, n, w->addrs, NULL, w->status, 0) < 0)
+		if (query_batch(w, id, done, n) < 0)
 			return nr;
 		for (i = 0; i < n; i++) {
 			uint64_t e = 0;
